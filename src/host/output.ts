@@ -4,10 +4,15 @@
  * `ctx.ui.notify` is a no-op when Pi has no UI (print and json modes), so a
  * command that only notified would print nothing for `pi -p "/context"`.
  * Without a UI, print mode gets plain text on stdout and json mode gets one
- * JSON line on stdout, so the event stream stays parseable.
+ * JSON line on stdout, so the event stream stays parseable. Pi redirects
+ * `process.stdout.write` (and so `console.log`) to stderr in those modes to
+ * keep its own output clean, so we write to file descriptor 1 directly.
  */
 
+import { writeSync } from "node:fs";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+
+const STDOUT_FD = 1;
 
 export type OutputLevel = "info" | "warning" | "error";
 
@@ -24,8 +29,8 @@ export function showOutput(
 		return;
 	}
 	if (ctx.mode === "json") {
-		process.stdout.write(`${JSON.stringify({ type: JSON_OUTPUT_TYPE, level, text })}\n`);
+		writeSync(STDOUT_FD, `${JSON.stringify({ type: JSON_OUTPUT_TYPE, level, text })}\n`);
 		return;
 	}
-	process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+	writeSync(STDOUT_FD, text.endsWith("\n") ? text : `${text}\n`);
 }

@@ -1,0 +1,144 @@
+/**
+ * The append-only instrument: every request's projection compared with the
+ * previous one.
+ *
+ * A provider prefix cache is positional, so the only question is where the
+ * new message list first differs from the last one sent. Identical or a pure
+ * append is free; anything else is a rewrite, and every rewrite must have a
+ * cause the runtime announced beforehand (a commit, expand, refold, rebrief,
+ * reboundary or a compaction). A rewrite without one is unattributed: a bug.
+ * Provider-reported cache reads are tracked separately, so a miss on a
+ * projection nobody rewrote is visible as provider-side.
+ */
+
+import { canonicalJson, sha256Hex } from "../session/canonical.ts";
+
+export type RewriteCause = "commit" | "expand" | "refold" | "rebrief" | "reboundary" | "compaction";
+export type RequestKind = "initial" | "identical" | "append" | "rewrite";
+
+/** Hex digits kept of each message digest. */
+export const MESSAGE_DIGEST_LENGTH = 16;
+/** Rewrite events kept for status. */
+export const REWRITE_HISTORY_LIMIT = 64;
+/** A cache read below this share of the previous prompt counts as a miss. */
+export const CACHE_MISS_RATIO = 0.5;
+
+export interface RewriteEvent {
+	request: number;
+	firstDivergentIndex: number;
+	previousLength: number;
+	length: number;
+	causes: RewriteCause[];
+}
+
+export interface InstrumentState {
+	digests: readonly string[];
+	requests: number;
+	identical: number;
+	appends: number;
+	rewrites: number;
+	unattributed: number;
+	history: readonly RewriteEvent[];
+	/** Causes announced and not yet consumed by a rewrite. */
+	pendingCauses: readonly RewriteCause[];
+	lastKind: RequestKind | undefined;
+	lastPromptTokens: number | undefined;
+	cacheMissesProviderSide: number;
+	cacheMissesAfterRewrite: number;
+}
+
+export function emptyInstrument(): InstrumentState {
+	return {
+		digests: [],
+		requests: 0,
+		identical: 0,
+		appends: 0,
+		rewrites: 0,
+		unattributed: 0,
+		history: [],
+		pendingCauses: [],
+		lastKind: undefined,
+		lastPromptTokens: undefined,
+		cacheMissesProviderSide: 0,
+		cacheMissesAfterRewrite: 0,
+	};
+}
+
+/** Short SHA-256 digest of one message's canonical JSON. */
+export function messageDigest(message: unknown): string {
+	return sha256Hex(canonicalJson(message)).slice(0, MESSAGE_DIGEST_LENGTH);
+}
+
+/** Announce that the next rewrite is expected and why. */
+export function announce(state: InstrumentState, cause: RewriteCause): InstrumentState {
+	return state.pendingCauses.includes(cause) ? state : { ...state, pendingCauses: [...state.pendingCauses, cause] };
+}
+
+/** First index where two digest lists differ, or -1 when `previous` is a prefix of `next`. */
+export function firstDivergence(previous: readonly string[], next: readonly string[]): number {
+	for (let index = 0; index < previous.length; index++) {
+		if (index >= next.length || previous[index] !== next[index]) return index;
+	}
+	return -1;
+}
+
+/** Record one request's message list. */
+export function observeRequest(
+	state: InstrumentState,
+	messages: readonly unknown[],
+): { state: InstrumentState; kind: RequestKind; event?: RewriteEvent } {
+	const digests = messages.map(messageDigest);
+	const requests = state.requests + 1;
+	const base = { ...state, digests, requests };
+	if (state.requests === 0) return { state: { ...base, lastKind: "initial" }, kind: "initial" };
+	const divergent = firstDivergence(state.digests, digests);
+	if (divergent === -1) {
+		const identical = digests.length === state.digests.length;
+		const kind: RequestKind = identical ? "identical" : "append";
+		return {
+			state: {
+				...base,
+				identical: state.identical + (identical ? 1 : 0),
+				appends: state.appends + (identical ? 0 : 1),
+				lastKind: kind,
+			},
+			kind,
+		};
+	}
+	const event: RewriteEvent = {
+		request: requests,
+		firstDivergentIndex: divergent,
+		previousLength: state.digests.length,
+		length: digests.length,
+		causes: [...state.pendingCauses],
+	};
+	return {
+		state: {
+			...base,
+			rewrites: state.rewrites + 1,
+			unattributed: state.unattributed + (event.causes.length === 0 ? 1 : 0),
+			history: [...state.history, event].slice(-REWRITE_HISTORY_LIMIT),
+			pendingCauses: [],
+			lastKind: "rewrite",
+		},
+		kind: "rewrite",
+		event,
+	};
+}
+
+/**
+ * Record the prompt size and cache read the provider reported for the last
+ * request. A low cache read after an append is the provider's doing; after a
+ * rewrite it is the price of that rewrite.
+ */
+export function observeUsage(state: InstrumentState, promptTokens: number, cacheRead: number): InstrumentState {
+	const previous = state.lastPromptTokens;
+	let next = { ...state, lastPromptTokens: promptTokens };
+	if (previous !== undefined && previous > 0 && cacheRead < CACHE_MISS_RATIO * previous) {
+		if (state.lastKind === "rewrite") next = { ...next, cacheMissesAfterRewrite: state.cacheMissesAfterRewrite + 1 };
+		else if (state.lastKind === "append" || state.lastKind === "identical") {
+			next = { ...next, cacheMissesProviderSide: state.cacheMissesProviderSide + 1 };
+		}
+	}
+	return next;
+}

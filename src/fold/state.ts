@@ -1,0 +1,221 @@
+/**
+ * Durable fold state: what the runtime has decided, rebuilt from the branch.
+ *
+ * Fold records are immutable and persist once each as a `custom` entry
+ * `<prefix>:fold`. Everything that changes (expanded folds, protected entries,
+ * rebriefs, dissolved folds, pending marks) persists as small deltas
+ * `<prefix>:delta`; every `CHECKPOINT_INTERVAL` deltas a `<prefix>:checkpoint`
+ * carries the whole mutable state, so rebuilding replays at most that many
+ * deltas. Entries live on the branch, so another branch sees only its own
+ * folds. Unknown versions and malformed data are skipped and counted, never
+ * trusted.
+ */
+
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "./records.ts";
+
+/** Deltas between checkpoints: bounds replay after the last checkpoint. */
+export const CHECKPOINT_INTERVAL = 16;
+/** Version written into every persisted fold entry. */
+export const STATE_FORMAT_VERSION = 1;
+
+export interface PendingMark {
+	/** The fold the commit would create. */
+	record: FoldRecord;
+	origin: "agent" | "ladder";
+}
+
+/** Mutable fold state (records aside). Plain data; every change returns a new value. */
+export interface FoldStateData {
+	expanded: readonly string[];
+	protected: readonly string[];
+	/** Rebriefs: fold id → brief that replaces the record's. */
+	briefs: Readonly<Record<string, string>>;
+	/** Folds dissolved by reboundary; their records stay for history but no longer fold anything. */
+	dissolved: readonly string[];
+	marks: readonly PendingMark[];
+}
+
+export type FoldOp =
+	| { op: "expand"; id: string }
+	| { op: "refold"; id: string }
+	| { op: "protect"; ids: string[] }
+	| { op: "unprotect"; ids: string[] }
+	| { op: "rebrief"; id: string; brief: string }
+	| { op: "dissolve"; id: string }
+	| { op: "mark"; mark: PendingMark }
+	| { op: "unmark"; id: string }
+	| { op: "clear-marks"; ids: string[] };
+
+export interface FoldState {
+	records: readonly FoldRecord[];
+	data: FoldStateData;
+	/** Deltas applied since the last checkpoint on this branch. */
+	deltasSinceCheckpoint: number;
+	/** Persisted fold entries that were skipped as unreadable. */
+	skipped: number;
+}
+
+export const EMPTY_STATE_DATA: FoldStateData = { expanded: [], protected: [], briefs: {}, dissolved: [], marks: [] };
+
+export function emptyFoldState(): FoldState {
+	return { records: [], data: EMPTY_STATE_DATA, deltasSinceCheckpoint: 0, skipped: 0 };
+}
+
+/** Custom entry types under a namespace prefix. */
+export function stateEntryTypes(prefix: string) {
+	return { fold: `${prefix}:fold`, delta: `${prefix}:delta`, checkpoint: `${prefix}:checkpoint` } as const;
+}
+
+const without = (list: readonly string[], ids: readonly string[]) => list.filter((item) => !ids.includes(item));
+const withAll = (list: readonly string[], ids: readonly string[]) => [
+	...list,
+	...ids.filter((id) => !list.includes(id)),
+];
+
+/** Apply one delta to state data. */
+export function applyOp(data: FoldStateData, op: FoldOp): FoldStateData {
+	switch (op.op) {
+		case "expand":
+			return { ...data, expanded: withAll(data.expanded, [op.id]) };
+		case "refold":
+			return { ...data, expanded: without(data.expanded, [op.id]) };
+		case "protect":
+			return { ...data, protected: withAll(data.protected, op.ids) };
+		case "unprotect":
+			return { ...data, protected: without(data.protected, op.ids) };
+		case "rebrief":
+			return { ...data, briefs: { ...data.briefs, [op.id]: op.brief } };
+		case "dissolve":
+			return { ...data, dissolved: withAll(data.dissolved, [op.id]), expanded: without(data.expanded, [op.id]) };
+		case "mark":
+			return { ...data, marks: [...data.marks.filter((mark) => mark.record.id !== op.mark.record.id), op.mark] };
+		case "unmark":
+			return { ...data, marks: data.marks.filter((mark) => mark.record.id !== op.id) };
+		case "clear-marks":
+			return { ...data, marks: data.marks.filter((mark) => !op.ids.includes(mark.record.id)) };
+	}
+}
+
+/** What to persist for a batch of changes: new records, one delta, and a checkpoint when due. */
+export interface PersistPlan {
+	entries: { customType: string; data: unknown }[];
+	state: FoldState;
+}
+
+/**
+ * Apply new records and ops to the state and return the custom entries that
+ * make the change durable. A checkpoint replaces the delta once the interval
+ * is reached, so replay never exceeds `CHECKPOINT_INTERVAL` deltas.
+ */
+export function persistChange(
+	state: FoldState,
+	prefix: string,
+	records: readonly FoldRecord[],
+	ops: readonly FoldOp[],
+): PersistPlan {
+	const types = stateEntryTypes(prefix);
+	const entries: PersistPlan["entries"] = records.map((record) => ({
+		customType: types.fold,
+		data: { v: STATE_FORMAT_VERSION, record },
+	}));
+	const data = ops.reduce(applyOp, state.data);
+	let deltas = state.deltasSinceCheckpoint;
+	if (ops.length > 0) {
+		if (deltas + 1 >= CHECKPOINT_INTERVAL) {
+			entries.push({ customType: types.checkpoint, data: { v: STATE_FORMAT_VERSION, state: data } });
+			deltas = 0;
+		} else {
+			entries.push({ customType: types.delta, data: { v: STATE_FORMAT_VERSION, ops } });
+			deltas++;
+		}
+	}
+	return {
+		entries,
+		state: { records: [...state.records, ...records], data, deltasSinceCheckpoint: deltas, skipped: state.skipped },
+	};
+}
+
+/** Rebuild fold state from the active branch's custom entries. */
+export function rebuildState(branch: readonly SessionEntry[], prefix: string): FoldState {
+	const types = stateEntryTypes(prefix);
+	const records: FoldRecord[] = [];
+	const seen = new Set<string>();
+	let data = EMPTY_STATE_DATA;
+	let deltas = 0;
+	let skipped = 0;
+	for (const entry of branch) {
+		if (entry.type !== "custom") continue;
+		const payload = entry.data as { v?: unknown; record?: unknown; ops?: unknown; state?: unknown } | undefined;
+		if (entry.customType !== types.fold && entry.customType !== types.delta && entry.customType !== types.checkpoint) {
+			continue;
+		}
+		if (!payload || payload.v !== STATE_FORMAT_VERSION) {
+			skipped++;
+			continue;
+		}
+		if (entry.customType === types.fold) {
+			const record = payload.record as FoldRecord;
+			if (isRecordShape(record) && !seen.has(record.id)) {
+				seen.add(record.id);
+				records.push(record);
+			} else if (!isRecordShape(record)) skipped++;
+		} else if (entry.customType === types.delta) {
+			if (!Array.isArray(payload.ops)) {
+				skipped++;
+				continue;
+			}
+			data = (payload.ops as FoldOp[]).reduce(applyOp, data);
+			deltas++;
+		} else if (isStateData(payload.state)) {
+			data = payload.state;
+			deltas = 0;
+		} else skipped++;
+	}
+	return { records, data, deltasSinceCheckpoint: deltas, skipped };
+}
+
+/** The lattice of folds that still fold something (dissolved folds removed). */
+export function liveLattice(state: FoldState): FoldLattice {
+	const dissolved = new Set(state.data.dissolved);
+	let lattice: FoldLattice = emptyLattice();
+	// Records are added one at a time so one inconsistent record (a hand-edited
+	// log) drops only itself; its entries simply stay unfolded.
+	for (const record of state.records) {
+		if (dissolved.has(record.id)) continue;
+		const next = latticeFromRecords([...lattice.folds.values(), record]);
+		if (!isRefusal(next)) lattice = next;
+	}
+	return lattice;
+}
+
+/** The brief a fold currently shows (a rebrief wins over the record's). */
+export function currentBrief(state: FoldState, record: FoldRecord): string {
+	return state.data.briefs[record.id] ?? record.brief;
+}
+
+function isRecordShape(value: unknown): value is FoldRecord {
+	const record = value as FoldRecord | undefined;
+	return (
+		typeof record === "object" &&
+		record !== null &&
+		typeof record.id === "string" &&
+		typeof record.brief === "string" &&
+		typeof record.sourceHash === "string" &&
+		Array.isArray(record.parts)
+	);
+}
+
+function isStateData(value: unknown): value is FoldStateData {
+	const data = value as FoldStateData | undefined;
+	return (
+		typeof data === "object" &&
+		data !== null &&
+		Array.isArray(data.expanded) &&
+		Array.isArray(data.protected) &&
+		Array.isArray(data.dissolved) &&
+		Array.isArray(data.marks) &&
+		typeof data.briefs === "object" &&
+		data.briefs !== null
+	);
+}

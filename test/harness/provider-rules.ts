@@ -1,0 +1,155 @@
+/**
+ * What a real chat-completions provider does with a request body, as pure functions.
+ *
+ * Owns two rules the loopback provider applies to every request it receives:
+ * the tool-pairing rule that makes a provider answer 400 (every assistant tool
+ * call is answered by exactly one tool message right after it, and every tool
+ * message answers a call right before it), and the positional prompt-cache
+ * simulation (a request reads from cache the longest prefix it shares with any
+ * earlier accepted request, measured over a canonical serialization of the
+ * prompt). Nothing here touches the network.
+ */
+
+import { canonicalJson } from "../../src/session/canonical.ts";
+
+/** Characters per estimated token, the same rough ratio Pi's own estimator uses. */
+export const CHARS_PER_TOKEN = 4;
+
+/** One tool call inside an assistant message, as the OpenAI chat-completions wire carries it. */
+export interface WireToolCall {
+	id: string;
+	type?: string;
+	function?: { name: string; arguments: string };
+}
+
+/** One message of a chat-completions request. Only the fields the rules read are typed. */
+export interface WireMessage {
+	role: string;
+	content?: unknown;
+	tool_calls?: WireToolCall[];
+	tool_call_id?: string;
+	[field: string]: unknown;
+}
+
+/** The parts of a chat-completions request body the loopback provider reads. */
+export interface WireRequestBody {
+	model?: string;
+	messages: WireMessage[];
+	tools?: unknown[];
+	stream?: boolean;
+	[field: string]: unknown;
+}
+
+/**
+ * Why a provider would refuse the request.
+ * - missing-result: an assistant tool call has no tool message answering it right after the assistant message.
+ * - orphan-result: a tool message answers no call of the assistant message right before it.
+ * - duplicate-result: a second tool message answers the same call.
+ * - duplicate-call: a tool call id that an earlier tool call in the request already used.
+ */
+export type RejectionKind = "missing-result" | "orphan-result" | "duplicate-result" | "duplicate-call";
+
+/** One reason a request would be refused, located in the request's messages. */
+export interface PairingDefect {
+	kind: RejectionKind;
+	toolCallId: string;
+	/** Index into the request's `messages` of the offending assistant or tool message. */
+	messageIndex: number;
+}
+
+/**
+ * Every tool-pairing defect of a message list, in message order.
+ * Results pair with calls only inside the block of tool messages that directly follows the assistant message.
+ */
+export function pairingDefects(messages: readonly WireMessage[]): PairingDefect[] {
+	const defects: PairingDefect[] = [];
+	const seenCallIds = new Set<string>();
+	let index = 0;
+	while (index < messages.length) {
+		const message = messages[index];
+		if (message === undefined) break;
+		if (message.role === "tool") {
+			// A tool message that does not directly follow an assistant tool-call block answers nothing.
+			defects.push({ kind: "orphan-result", toolCallId: message.tool_call_id ?? "", messageIndex: index });
+			index++;
+			continue;
+		}
+		const calls = message.role === "assistant" ? (message.tool_calls ?? []) : [];
+		index++;
+		if (calls.length === 0) continue;
+		const callIndex = index - 1;
+		const pending = new Set<string>();
+		for (const call of calls) {
+			if (seenCallIds.has(call.id)) {
+				defects.push({ kind: "duplicate-call", toolCallId: call.id, messageIndex: callIndex });
+				continue;
+			}
+			seenCallIds.add(call.id);
+			pending.add(call.id);
+		}
+		const answered = new Set<string>();
+		for (let next = messages[index]; next?.role === "tool"; next = messages[index]) {
+			const id = next.tool_call_id ?? "";
+			if (pending.has(id)) {
+				pending.delete(id);
+				answered.add(id);
+			} else {
+				defects.push({
+					kind: answered.has(id) ? "duplicate-result" : "orphan-result",
+					toolCallId: id,
+					messageIndex: index,
+				});
+			}
+			index++;
+		}
+		for (const id of pending) defects.push({ kind: "missing-result", toolCallId: id, messageIndex: callIndex });
+	}
+	return defects;
+}
+
+/**
+ * The prompt as a provider's prefix cache sees it: each tool declaration, then each message, in order,
+ * one canonical JSON line apiece (`{"tool":…}` / `{"message":…}`). Sampling and transport fields (model,
+ * stream, max tokens) are left out: they do not occupy the prompt. One line per item keeps a request
+ * without tools from sharing a spurious prefix with one that has them.
+ */
+export function canonicalPromptText(body: WireRequestBody): string {
+	const lines: string[] = [];
+	for (const tool of body.tools ?? []) lines.push(`${canonicalJson({ tool })}\n`);
+	for (const message of body.messages) lines.push(`${canonicalJson({ message })}\n`);
+	return lines.join("");
+}
+
+/** Length of the longest common prefix of two strings, in UTF-16 code units. */
+export function commonPrefixLength(a: string, b: string): number {
+	const limit = Math.min(a.length, b.length);
+	let index = 0;
+	while (index < limit && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+	return index;
+}
+
+/** Simulated usage of one request's prompt. */
+export interface PromptCacheUsage {
+	/** Estimated prompt tokens: ceil(prompt chars / CHARS_PER_TOKEN). */
+	promptTokens: number;
+	/** Estimated tokens read from cache: floor(longest shared prefix chars / CHARS_PER_TOKEN). */
+	cachedTokens: number;
+	/** Longest prefix, in characters, shared with any earlier prompt. */
+	cachedChars: number;
+}
+
+/** Cache usage of `prompt` against every earlier accepted prompt (the best prefix wins, as with a real cache). */
+export function simulatePromptCache(prompt: string, earlierPrompts: readonly string[]): PromptCacheUsage {
+	let cachedChars = 0;
+	for (const earlier of earlierPrompts) cachedChars = Math.max(cachedChars, commonPrefixLength(prompt, earlier));
+	return {
+		promptTokens: Math.ceil(prompt.length / CHARS_PER_TOKEN),
+		cachedTokens: Math.floor(cachedChars / CHARS_PER_TOKEN),
+		cachedChars,
+	};
+}
+
+/** Estimated tokens of generated output, at the same ratio. */
+export function estimateOutputTokens(text: string): number {
+	return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
