@@ -1,0 +1,389 @@
+/**
+ * Live cut and continuity budget: which entries Pi keeps raw after a Fabric
+ * compaction. Pure functions over the active branch.
+ *
+ * Live window. The last compaction marker decides what Pi currently replays:
+ * a `firstKeptEntryId` found before the marker starts the window there; a
+ * compact-all marker (""), a missing id, or an id not found before the marker
+ * (orphan) starts it right after the marker; with no marker the whole branch
+ * is live. The marker's own summary is part of the current context, so its
+ * estimate is counted once; older markers inside the kept range add nothing
+ * (Pi projects only the newest one).
+ *
+ * Calibration. `rawTokensBefore` (R) is the sum of the caller's structural
+ * estimates over the current context; `fixedContextEstimate` (F, default 0) is
+ * the structural estimate of context outside the entries, if known. Pi's
+ * `tokensBefore` (T) is one observation of the true size, so the fit is
+ * T = fixedOverhead + scale × R with:
+ * - T ≥ R + F: scale 1, fixedOverhead = T − R. The excess is attributed to
+ *   context no entry estimate sees (system prompt, tool schemas, tokenizer
+ *   density). This survives compaction, so it is the conservative attribution.
+ * - T < R + F: the estimate overshoots; scale = T / (R + F) rounded up to
+ *   1e-6 (at least 1e-6), fixedOverhead = T − scale × R rounded up (≈ scale × F).
+ * The scale is therefore in (0, 1] and the overhead ≥ 0.
+ *
+ * Budget. The continuity target is fixedOverhead + keepRecentTokens + the
+ * maximum summary reservation (32 KiB at Pi's 4 characters per token, counted
+ * on UTF-8 bytes, which is never below the character count: 8,192 tokens). It
+ * is clamped to every ceiling: window × targetContextRatio ("occupancy"), 90%
+ * of (window − reserveTokens) ("reserve", the estimator-error margin), and 95%
+ * of tokensBefore ("reduction"). On overflow the window is first clamped to
+ * 90% of the failed size. The raw-tail budget, in structural tokens, is
+ * (target − fixedOverhead − reservation) / scale.
+ *
+ * Cut. Candidates are user, custom_message and assistant entries strictly after
+ * the previous marker that split no tool call from its result. The earliest
+ * candidate whose suffix fits keeps the largest legal suffix (suffix size only
+ * shrinks). None fits: compact everything (`firstKeptEntryId: ""`).
+ *
+ * Without model metadata (no window, or no positive tokensBefore) the legacy
+ * fallback applies: the earliest whole-turn (user/custom) cut whose structural
+ * tail fits keepRecentTokens, else the earliest such cut at any candidate,
+ * else compact everything. It reports no window or calibration numbers.
+ */
+
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { closureSafeBoundaries, toolCallSpans } from "../session/closure.ts";
+import type { BindingConstraint, FabricBudgetDetails } from "./details.ts";
+import { DEFAULT_TARGET_CONTEXT_RATIO, MAX_TARGET_CONTEXT_RATIO, MIN_TARGET_CONTEXT_RATIO } from "./settings.ts";
+
+/** Global ceiling of a rendered Fabric summary in UTF-8 bytes. */
+export const MAX_SUMMARY_BYTES = 32 * 1024;
+/** Pi's structural heuristic: four characters per token; applied to UTF-8 bytes for the summary. */
+export const SUMMARY_BYTES_PER_TOKEN = 4;
+/** Tokens reserved for the largest possible summary when choosing the cut. */
+export const SUMMARY_RESERVE_TOKENS = Math.ceil(MAX_SUMMARY_BYTES / SUMMARY_BYTES_PER_TOKEN);
+/** Fraction of (window − reserveTokens) usable after compaction: the estimator-error margin. */
+export const SAFE_WINDOW_FRACTION = 0.9;
+/** Compaction must end below this fraction of tokensBefore, so it never expands context. */
+export const REDUCTION_FRACTION = 0.95;
+/** On overflow the failed request proves the effective window is below this fraction of its size. */
+export const OVERFLOW_WINDOW_FRACTION = 0.9;
+/** The calibration scale is rounded up to a multiple of 1 / TOKEN_SCALE_DENOMINATOR. */
+export const TOKEN_SCALE_DENOMINATOR = 1_000_000;
+
+export type CompactionReason = "manual" | "threshold" | "overflow";
+
+export interface LiveCutOptions {
+	/** Pi's `preparation.tokensBefore`. */
+	tokensBefore: number;
+	/** Active model's advertised context window; absent selects the fallback. */
+	contextWindow?: number;
+	/** Pi's `compaction.reserveTokens`. */
+	reserveTokens: number;
+	/** Pi's `compaction.keepRecentTokens`. */
+	keepRecentTokens: number;
+	/** Fabric's occupancy ceiling, bounded to the settings range. */
+	targetContextRatio: number;
+	reason: CompactionReason;
+	/**
+	 * Structural estimate of an entry's current contribution to model context
+	 * (Pi's `estimateTokens` over what the entry projects to; 0 when nothing).
+	 * For a compaction entry: its summary.
+	 */
+	estimate: (entry: SessionEntry) => number;
+	/** Structural estimate of context outside the entries (system prompt, tools), if known. */
+	fixedContextEstimate?: number;
+}
+
+export type PriorMarker = "none" | "kept" | "compact-all" | "missing" | "orphan";
+
+export interface LiveWindow {
+	/** Index of the first live entry. */
+	start: number;
+	/** Index of the last compaction marker, or -1. */
+	markerIndex: number;
+	marker: PriorMarker;
+}
+
+/** Calibrated continuity budget; every number details v2 records. */
+export interface ContinuityBudget {
+	/** Advertised window before the overflow clamp. */
+	nominalContextWindow: number;
+	/** Window after the overflow clamp. */
+	contextWindow: number;
+	overflowClamped: boolean;
+	targetContextRatio: number;
+	occupancyCeilingTokens: number;
+	safeCeilingTokens: number;
+	reductionCeilingTokens: number;
+	continuityTargetTokens: number;
+	/** min(continuity target, every ceiling). */
+	targetContextTokens: number;
+	bindingConstraint: BindingConstraint;
+	reserveTokens: number;
+	keepRecentTokens: number;
+	tokensBefore: number;
+	rawTokensBefore: number;
+	tokenScale: number;
+	fixedOverheadTokens: number;
+	summaryReserveTokens: number;
+	/** Structural tokens the kept suffix may use. */
+	rawTailTokenBudget: number;
+	retainedRawTokens: number;
+	/** Projection with the full summary reservation; see `fitsAfterSummary` for the actual summary. */
+	projectedTokensAfter: number;
+}
+
+export type CutRule = "budget" | "whole-turn" | "suffix" | "compact-all";
+
+export interface LiveCutPlan {
+	window: LiveWindow;
+	/** Index of the first kept entry; `entries.length` when compacting everything. */
+	keptIndex: number;
+	/** Id for the compaction result; "" compacts everything. */
+	firstKeptEntryId: string;
+	compactAll: boolean;
+	rule: CutRule;
+	/** Live entries the cut summarizes: [window.start, keptIndex). 0 means nothing to compact. */
+	liveCutEntries: number;
+	rawTokensBefore: number;
+	retainedRawTokens: number;
+	rawTailTokenBudget: number;
+	/** Present only when model metadata allowed calibrated budgeting. */
+	budget?: ContinuityBudget;
+	fallbackReason?: "no-context-window" | "no-tokens-before";
+}
+
+/** The live window made by the last compaction marker. */
+export function findLiveWindow(entries: readonly SessionEntry[]): LiveWindow {
+	let markerIndex = -1;
+	for (let index = entries.length - 1; index >= 0; index--) {
+		if (entries[index]?.type === "compaction") {
+			markerIndex = index;
+			break;
+		}
+	}
+	const marker = entries[markerIndex];
+	if (marker?.type !== "compaction") return { start: 0, markerIndex: -1, marker: "none" };
+	const keptId: unknown = marker.firstKeptEntryId;
+	const after = { start: markerIndex + 1, markerIndex };
+	if (keptId === "") return { ...after, marker: "compact-all" };
+	if (typeof keptId !== "string") return { ...after, marker: "missing" };
+	const keptIndex = entries.findIndex((entry, index) => index < markerIndex && entry.id === keptId);
+	if (keptIndex === -1) return { ...after, marker: "orphan" };
+	return { start: keptIndex, markerIndex, marker: "kept" };
+}
+
+/** How an entry may serve as the first kept entry. */
+export function cutCandidateKind(entry: SessionEntry): "turn" | "assistant" | undefined {
+	if (entry.type === "custom_message") return "turn";
+	if (entry.type !== "message") return undefined;
+	if (entry.message.role === "user") return "turn";
+	if (entry.message.role === "assistant") return "assistant";
+	return undefined;
+}
+
+/** Fit `tokensBefore = fixedOverhead + scale × raw`; see the module comment. */
+export function calibrate(
+	rawTokens: number,
+	tokensBefore: number,
+	fixedContextEstimate = 0,
+): { tokenScale: number; fixedOverheadTokens: number } {
+	const raw = sanitize(rawTokens);
+	const fixed = sanitize(fixedContextEstimate);
+	const observed = sanitize(tokensBefore);
+	if (observed >= raw + fixed) return { tokenScale: 1, fixedOverheadTokens: Math.ceil(observed - raw) };
+	const steps = Math.ceil((observed * TOKEN_SCALE_DENOMINATOR) / (raw + fixed) - 1e-9);
+	const tokenScale = Math.min(1, Math.max(1, steps) / TOKEN_SCALE_DENOMINATOR);
+	return { tokenScale, fixedOverheadTokens: Math.max(0, Math.ceil(observed - tokenScale * raw)) };
+}
+
+/** Summary tokens at Pi's heuristic, counted on UTF-8 bytes. */
+export function summaryTokensForBytes(bytes: number): number {
+	return Math.ceil(sanitize(bytes) / SUMMARY_BYTES_PER_TOKEN);
+}
+
+function sanitize(value: number): number {
+	return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/** Floor that ignores binary noise such as 200000 × 0.65 = 129999.99999999999. */
+function floorTokens(value: number): number {
+	return Math.max(0, Math.floor(value + 1e-6));
+}
+
+/** Choose the kept boundary and, with model metadata, the calibrated budget. Never throws on numeric input. */
+export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOptions): LiveCutPlan {
+	const window = findLiveWindow(entries);
+	const n = entries.length;
+	// Structural tokens per entry from the live start on; the marker counts once.
+	const tokens = new Float64Array(n + 1);
+	let rawTokensBefore = 0;
+	for (let index = window.start; index < n; index++) {
+		const entry = entries[index];
+		if (!entry || entry.type === "compaction") continue;
+		tokens[index] = Math.ceil(sanitize(options.estimate(entry)));
+		rawTokensBefore += tokens[index] ?? 0;
+	}
+	const marker = entries[window.markerIndex];
+	if (marker) rawTokensBefore += Math.ceil(sanitize(options.estimate(marker)));
+	const suffix = new Float64Array(n + 1);
+	for (let index = n - 1; index >= 0; index--) suffix[index] = (suffix[index + 1] ?? 0) + (tokens[index] ?? 0);
+
+	const safe = closureSafeBoundaries(n, toolCallSpans(entries));
+	// A cut must leave at least one entry summarized and follow the previous marker.
+	const firstCandidate = Math.max(window.markerIndex + 1, 1);
+	const earliestFit = (budget: number, turnsOnly: boolean): number | undefined => {
+		for (let index = firstCandidate; index < n; index++) {
+			const entry = entries[index];
+			if (!entry || !safe[index] || (suffix[index] ?? 0) > budget) continue;
+			const kind = cutCandidateKind(entry);
+			if (kind === "turn" || (kind === "assistant" && !turnsOnly)) return index;
+		}
+		return undefined;
+	};
+	const finish = (
+		keptIndex: number | undefined,
+		rule: CutRule,
+		rawTailTokenBudget: number,
+	): Omit<LiveCutPlan, "budget" | "fallbackReason"> => {
+		const compactAll = keptIndex === undefined;
+		const kept = keptIndex ?? n;
+		return {
+			window,
+			keptIndex: kept,
+			firstKeptEntryId: compactAll ? "" : (entries[kept]?.id ?? ""),
+			compactAll,
+			rule: compactAll ? "compact-all" : rule,
+			liveCutEntries: Math.max(0, kept - window.start),
+			rawTokensBefore,
+			retainedRawTokens: compactAll ? 0 : (suffix[kept] ?? 0),
+			rawTailTokenBudget,
+		};
+	};
+
+	const keepRecentTokens = floorTokens(sanitize(options.keepRecentTokens));
+	const contextWindow = sanitize(options.contextWindow ?? 0);
+	const tokensBefore = sanitize(options.tokensBefore);
+	if (contextWindow === 0 || tokensBefore === 0) {
+		const wholeTurn = earliestFit(keepRecentTokens, true);
+		const plan =
+			wholeTurn !== undefined
+				? finish(wholeTurn, "whole-turn", keepRecentTokens)
+				: finish(earliestFit(keepRecentTokens, false), "suffix", keepRecentTokens);
+		return { ...plan, fallbackReason: contextWindow === 0 ? "no-context-window" : "no-tokens-before" };
+	}
+
+	const ratio = Number.isFinite(options.targetContextRatio)
+		? Math.min(MAX_TARGET_CONTEXT_RATIO, Math.max(MIN_TARGET_CONTEXT_RATIO, options.targetContextRatio))
+		: DEFAULT_TARGET_CONTEXT_RATIO;
+	const reserveTokens = floorTokens(sanitize(options.reserveTokens));
+	const { tokenScale, fixedOverheadTokens } = calibrate(rawTokensBefore, tokensBefore, options.fixedContextEstimate);
+	const nominalContextWindow = floorTokens(contextWindow);
+	const effectiveWindow =
+		options.reason === "overflow"
+			? Math.min(nominalContextWindow, floorTokens(tokensBefore * OVERFLOW_WINDOW_FRACTION))
+			: nominalContextWindow;
+	const limits: Record<BindingConstraint, number> = {
+		continuity: fixedOverheadTokens + keepRecentTokens + SUMMARY_RESERVE_TOKENS,
+		occupancy: floorTokens(effectiveWindow * ratio),
+		reserve: floorTokens(Math.max(0, effectiveWindow - reserveTokens) * SAFE_WINDOW_FRACTION),
+		reduction: floorTokens(tokensBefore * REDUCTION_FRACTION),
+	};
+	const targetContextTokens = Math.min(limits.continuity, limits.occupancy, limits.reserve, limits.reduction);
+	const bindingConstraint = (["continuity", "occupancy", "reserve", "reduction"] as const).find(
+		(name) => limits[name] === targetContextTokens,
+	);
+	const rawTailTokenBudget = floorTokens(
+		Math.max(0, targetContextTokens - fixedOverheadTokens - SUMMARY_RESERVE_TOKENS) / tokenScale,
+	);
+	const keptIndex = earliestFit(rawTailTokenBudget, false);
+	const plan = finish(keptIndex, "budget", rawTailTokenBudget);
+	return {
+		...plan,
+		budget: {
+			nominalContextWindow,
+			contextWindow: effectiveWindow,
+			overflowClamped: effectiveWindow < nominalContextWindow,
+			targetContextRatio: ratio,
+			occupancyCeilingTokens: limits.occupancy,
+			safeCeilingTokens: limits.reserve,
+			reductionCeilingTokens: limits.reduction,
+			continuityTargetTokens: limits.continuity,
+			targetContextTokens,
+			bindingConstraint: bindingConstraint ?? "continuity",
+			reserveTokens,
+			keepRecentTokens,
+			tokensBefore,
+			rawTokensBefore,
+			tokenScale,
+			fixedOverheadTokens,
+			summaryReserveTokens: SUMMARY_RESERVE_TOKENS,
+			rawTailTokenBudget,
+			retainedRawTokens: plan.retainedRawTokens,
+			projectedTokensAfter: projectAfter(
+				fixedOverheadTokens,
+				tokenScale,
+				plan.retainedRawTokens,
+				SUMMARY_RESERVE_TOKENS,
+			),
+		},
+	};
+}
+
+function projectAfter(overhead: number, scale: number, retainedRaw: number, summaryTokens: number): number {
+	return overhead + Math.ceil(scale * retainedRaw - 1e-9) + summaryTokens;
+}
+
+export interface SummaryFit {
+	fits: boolean;
+	summaryTokens: number;
+	/** Calibrated projection after compaction; absent in the fallback. */
+	projectedTokensAfter?: number;
+	/** The target it must not exceed; absent in the fallback. */
+	limitTokens?: number;
+}
+
+/**
+ * Whether a rendered summary of `summaryBytes` keeps the compaction within its
+ * target. When it does not, the caller cancels instead of persisting an
+ * expanding or over-budget result. The fallback can only check the summary's
+ * own bound, since it knows no window.
+ */
+export function fitsAfterSummary(plan: LiveCutPlan, summaryBytes: number): SummaryFit {
+	const summaryTokens = summaryTokensForBytes(summaryBytes);
+	const withinSummaryBound = summaryBytes <= MAX_SUMMARY_BYTES;
+	const budget = plan.budget;
+	if (!budget) return { fits: withinSummaryBound, summaryTokens };
+	const projectedTokensAfter = projectAfter(
+		budget.fixedOverheadTokens,
+		budget.tokenScale,
+		budget.retainedRawTokens,
+		summaryTokens,
+	);
+	return {
+		fits: withinSummaryBound && projectedTokensAfter <= budget.targetContextTokens,
+		summaryTokens,
+		projectedTokensAfter,
+		limitTokens: budget.targetContextTokens,
+	};
+}
+
+/** Details v2 budget record for a plan's budget and the actual summary size. */
+export function budgetDetails(budget: ContinuityBudget, summaryBytes: number): FabricBudgetDetails {
+	return {
+		strategy: "continuity",
+		contextWindow: budget.contextWindow,
+		targetContextRatio: budget.targetContextRatio,
+		targetContextTokens: budget.targetContextTokens,
+		reserveTokens: budget.reserveTokens,
+		keepRecentTokens: budget.keepRecentTokens,
+		rawTokensBefore: budget.rawTokensBefore,
+		tokenScale: budget.tokenScale,
+		fixedOverheadTokens: budget.fixedOverheadTokens,
+		retainedRawTokens: budget.retainedRawTokens,
+		projectedTokensAfter: projectAfter(
+			budget.fixedOverheadTokens,
+			budget.tokenScale,
+			budget.retainedRawTokens,
+			summaryTokensForBytes(summaryBytes),
+		),
+		continuityTargetTokens: budget.continuityTargetTokens,
+		occupancyCeilingTokens: budget.occupancyCeilingTokens,
+		safeCeilingTokens: budget.safeCeilingTokens,
+		reductionCeilingTokens: budget.reductionCeilingTokens,
+		rawTailTokenBudget: budget.rawTailTokenBudget,
+		bindingConstraint: budget.bindingConstraint,
+	};
+}

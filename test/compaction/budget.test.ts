@@ -1,0 +1,565 @@
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import {
+	budgetDetails,
+	calibrate,
+	findLiveWindow,
+	fitsAfterSummary,
+	type LiveCutOptions,
+	MAX_SUMMARY_BYTES,
+	OVERFLOW_WINDOW_FRACTION,
+	planLiveCut,
+	REDUCTION_FRACTION,
+	SAFE_WINDOW_FRACTION,
+	SUMMARY_BYTES_PER_TOKEN,
+	SUMMARY_RESERVE_TOKENS,
+	summaryTokensForBytes,
+	TOKEN_SCALE_DENOMINATOR,
+} from "../../src/compaction/budget.ts";
+import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
+import { CompactionBranch, generatedBranch, uniformBranch } from "../fixtures/compaction-budget.ts";
+
+function options(branch: CompactionBranch, overrides: Partial<LiveCutOptions> = {}): LiveCutOptions {
+	return {
+		tokensBefore: 110_000,
+		contextWindow: 200_000,
+		reserveTokens: 16_384,
+		keepRecentTokens: 20_000,
+		targetContextRatio: 0.65,
+		reason: "threshold",
+		estimate: branch.estimate,
+		...overrides,
+	};
+}
+
+/** Independent oracle: the earliest legal boundary whose suffix fits `budget`. */
+function oracleCut(
+	entries: readonly SessionEntry[],
+	estimate: (entry: SessionEntry) => number,
+	budget: number,
+	after: number,
+	turnsOnly = false,
+): number | undefined {
+	const safe = closureSafeBoundaries(entries.length, toolCallSpans(entries));
+	const suffix: number[] = [];
+	let sum = 0;
+	for (let i = entries.length - 1; i >= 0; i--) {
+		sum += estimate(entries[i] as SessionEntry);
+		suffix[i] = sum;
+	}
+	for (let b = Math.max(after + 1, 1); b < entries.length; b++) {
+		const entry = entries[b];
+		if (!entry || !safe[b]) continue;
+		const isTurn = entry.type === "custom_message" || (entry.type === "message" && entry.message.role === "user");
+		const isAssistant = entry.type === "message" && entry.message.role === "assistant";
+		if (!isTurn && !(isAssistant && !turnsOnly)) continue;
+		if ((suffix[b] ?? 0) <= budget) return b;
+	}
+	return undefined;
+}
+
+describe("constants", () => {
+	it("pins the budget constants", () => {
+		expect(MAX_SUMMARY_BYTES).toBe(32_768);
+		expect(SUMMARY_BYTES_PER_TOKEN).toBe(4);
+		expect(SUMMARY_RESERVE_TOKENS).toBe(8_192);
+		expect(SAFE_WINDOW_FRACTION).toBe(0.9);
+		expect(REDUCTION_FRACTION).toBe(0.95);
+		expect(OVERFLOW_WINDOW_FRACTION).toBe(0.9);
+		expect(TOKEN_SCALE_DENOMINATOR).toBe(1_000_000);
+		expect(summaryTokensForBytes(32_768)).toBe(8_192);
+		expect(summaryTokensForBytes(5)).toBe(2);
+	});
+});
+
+describe("findLiveWindow", () => {
+	it("makes the whole branch live without a marker", () => {
+		expect(findLiveWindow(uniformBranch(2).entries)).toEqual({ start: 0, markerIndex: -1, marker: "none" });
+	});
+
+	it("starts at a valid kept entry", () => {
+		const branch = uniformBranch(3);
+		const kept = branch.idAt(2);
+		branch.compaction(kept);
+		branch.turn();
+		expect(findLiveWindow(branch.entries)).toEqual({ start: 2, markerIndex: 6, marker: "kept" });
+	});
+
+	it("starts after the marker for compact-all, missing and orphan ids", () => {
+		for (const [kept, marker] of [
+			["", "compact-all"],
+			[undefined, "missing"],
+			["nowhere", "orphan"],
+		] as const) {
+			const branch = uniformBranch(2);
+			branch.compaction(kept);
+			branch.turn();
+			expect(findLiveWindow(branch.entries)).toEqual({ start: 5, markerIndex: 4, marker });
+		}
+	});
+
+	it("treats a kept id that only exists after the marker as an orphan", () => {
+		const branch = uniformBranch(1);
+		branch.compaction("b4");
+		branch.turn();
+		expect(findLiveWindow(branch.entries).marker).toBe("orphan");
+	});
+
+	it("uses the last marker", () => {
+		const branch = uniformBranch(2);
+		branch.compaction(branch.idAt(0));
+		branch.turn();
+		branch.compaction("");
+		branch.turn();
+		expect(findLiveWindow(branch.entries)).toEqual({ start: 8, markerIndex: 7, marker: "compact-all" });
+	});
+});
+
+describe("calibrate", () => {
+	it("attributes unexplained tokens to fixed overhead at scale 1", () => {
+		expect(calibrate(10_000, 15_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 5_000 });
+		expect(calibrate(0, 5_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 5_000 });
+		expect(calibrate(10_000, 10_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 0 });
+	});
+
+	it("scales an overshooting estimate down, rounding the scale up", () => {
+		expect(calibrate(20_000, 10_000)).toEqual({ tokenScale: 0.5, fixedOverheadTokens: 0 });
+		expect(calibrate(3, 1)).toEqual({ tokenScale: 0.333334, fixedOverheadTokens: 0 });
+	});
+
+	it("keeps a known fixed estimate as overhead at the same scale", () => {
+		expect(calibrate(8_000, 5_000, 2_000)).toEqual({ tokenScale: 0.5, fixedOverheadTokens: 1_000 });
+		expect(calibrate(8_000, 12_000, 2_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 4_000 });
+	});
+});
+
+describe("planLiveCut: calibrated budget", () => {
+	it("keeps the largest suffix within keepRecentTokens when the continuity target binds", () => {
+		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch));
+		expect(plan.budget).toEqual({
+			nominalContextWindow: 200_000,
+			contextWindow: 200_000,
+			overflowClamped: false,
+			targetContextRatio: 0.65,
+			occupancyCeilingTokens: 130_000,
+			safeCeilingTokens: 165_254,
+			reductionCeilingTokens: 104_500,
+			continuityTargetTokens: 38_192,
+			targetContextTokens: 38_192,
+			bindingConstraint: "continuity",
+			reserveTokens: 16_384,
+			keepRecentTokens: 20_000,
+			tokensBefore: 110_000,
+			rawTokensBefore: 100_000,
+			tokenScale: 1,
+			fixedOverheadTokens: 10_000,
+			summaryReserveTokens: 8_192,
+			rawTailTokenBudget: 20_000,
+			retainedRawTokens: 20_000,
+			projectedTokensAfter: 38_192,
+		});
+		expect(plan).toMatchObject({ keptIndex: 32, firstKeptEntryId: "b33", compactAll: false, rule: "budget" });
+		expect(plan.liveCutEntries).toBe(32);
+	});
+
+	it("cuts at an assistant boundary when that keeps more", () => {
+		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { keepRecentTokens: 24_000 }));
+		expect(plan.keptIndex).toBe(31);
+		expect(branch.entries[31]?.type === "message" && branch.entries[31].message.role).toBe("assistant");
+		expect(plan.retainedRawTokens).toBe(24_000);
+	});
+
+	it("cuts at a custom_message boundary", () => {
+		const branch = uniformBranch(4, { user: 1_000, reply: 4_000 });
+		const custom = branch.customMessage(2_000);
+		branch.assistant(3_000);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 25_000, keepRecentTokens: 5_000 }));
+		expect(plan.firstKeptEntryId).toBe(custom);
+	});
+
+	it("names the occupancy ceiling when it binds", () => {
+		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(
+			branch.entries,
+			options(branch, { contextWindow: 60_000, targetContextRatio: 0.5, reserveTokens: 0, tokensBefore: 55_000 }),
+		);
+		expect(plan.budget).toMatchObject({
+			occupancyCeilingTokens: 30_000,
+			safeCeilingTokens: 54_000,
+			reductionCeilingTokens: 52_250,
+			continuityTargetTokens: 33_192,
+			targetContextTokens: 30_000,
+			bindingConstraint: "occupancy",
+			rawTailTokenBudget: 16_808,
+		});
+		expect(plan.keptIndex).toBe(14);
+	});
+
+	it("names the reserve ceiling when it binds", () => {
+		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(
+			branch.entries,
+			options(branch, { contextWindow: 60_000, targetContextRatio: 0.85, reserveTokens: 30_000, tokensBefore: 55_000 }),
+		);
+		expect(plan.budget).toMatchObject({
+			occupancyCeilingTokens: 51_000,
+			safeCeilingTokens: 27_000,
+			targetContextTokens: 27_000,
+			bindingConstraint: "reserve",
+			rawTailTokenBudget: 13_808,
+		});
+		expect(plan.keptIndex).toBe(16);
+	});
+
+	it("names the reduction ceiling so a low-usage manual compaction never expands context", () => {
+		const branch = uniformBranch(5, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(
+			branch.entries,
+			options(branch, { contextWindow: 1_000_000, tokensBefore: 25_000, reason: "manual" }),
+		);
+		expect(plan.budget).toMatchObject({
+			fixedOverheadTokens: 0,
+			continuityTargetTokens: 28_192,
+			reductionCeilingTokens: 23_750,
+			targetContextTokens: 23_750,
+			bindingConstraint: "reduction",
+			rawTailTokenBudget: 15_558,
+			projectedTokensAfter: 23_192,
+		});
+		expect(plan.keptIndex).toBe(4);
+		expect(plan.budget?.projectedTokensAfter).toBeLessThan(25_000);
+	});
+
+	it("does not grow the raw tail with a larger advertised window", () => {
+		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
+		const small = planLiveCut(branch.entries, options(branch));
+		const huge = planLiveCut(branch.entries, options(branch, { contextWindow: 10_000_000, targetContextRatio: 0.85 }));
+		expect(huge.keptIndex).toBe(small.keptIndex);
+		expect(huge.budget?.rawTailTokenBudget).toBe(20_000);
+	});
+
+	it("clamps the window to 90% of the failed request on overflow", () => {
+		const branch = uniformBranch(18, { user: 1_000, reply: 4_000 });
+		const base = { tokensBefore: 100_000, keepRecentTokens: 60_000 };
+		const threshold = planLiveCut(branch.entries, options(branch, base));
+		expect(threshold.budget).toMatchObject({ targetContextTokens: 78_192, bindingConstraint: "continuity" });
+		const overflow = planLiveCut(branch.entries, options(branch, { ...base, reason: "overflow" }));
+		expect(overflow.budget).toMatchObject({
+			nominalContextWindow: 200_000,
+			contextWindow: 90_000,
+			overflowClamped: true,
+			occupancyCeilingTokens: 58_500,
+			safeCeilingTokens: 66_254,
+			targetContextTokens: 58_500,
+			bindingConstraint: "occupancy",
+		});
+		expect(overflow.keptIndex).toBeGreaterThan(threshold.keptIndex);
+		// A window already below the failed size is not clamped further.
+		const small = planLiveCut(branch.entries, options(branch, { ...base, reason: "overflow", contextWindow: 80_000 }));
+		expect(small.budget).toMatchObject({ contextWindow: 80_000, overflowClamped: false });
+	});
+
+	it("calibrates a scale below 1 and budgets the raw tail in structural tokens", () => {
+		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 50_000 }));
+		expect(plan.budget).toMatchObject({
+			tokenScale: 0.5,
+			fixedOverheadTokens: 0,
+			continuityTargetTokens: 28_192,
+			reductionCeilingTokens: 47_500,
+			targetContextTokens: 28_192,
+			rawTailTokenBudget: 40_000,
+			retainedRawTokens: 40_000,
+			projectedTokensAfter: 28_192,
+		});
+	});
+
+	it("compacts everything when no legal suffix fits", () => {
+		const branch = new CompactionBranch();
+		branch.user(1_000);
+		branch.assistant(50_000);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 60_000 }));
+		expect(plan).toMatchObject({ compactAll: true, firstKeptEntryId: "", keptIndex: 2, rule: "compact-all" });
+		expect(plan.retainedRawTokens).toBe(0);
+		expect(plan.liveCutEntries).toBe(2);
+	});
+
+	it("reports nothing to cut on an empty live window", () => {
+		const branch = uniformBranch(2);
+		branch.compaction("");
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 5_000 }));
+		expect(plan.compactAll).toBe(true);
+		expect(plan.liveCutEntries).toBe(0);
+	});
+});
+
+describe("planLiveCut: closure", () => {
+	it("never separates parallel calls from results that arrive after the next user message", () => {
+		const branch = new CompactionBranch();
+		branch.turn({ user: 5_000, reply: 5_000 });
+		const [c1, c2] = [branch.call(), branch.call()];
+		branch.user(100);
+		branch.assistant(100, [c1, c2]);
+		branch.result(c2, 100);
+		const late = branch.user(100);
+		branch.result(c1, 100);
+		branch.assistant(100);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 300 }));
+		// `late` fits the budget but is unsafe: it would keep c1's result without its call.
+		expect(branch.tokensBetween(branch.indexOf(late))).toBeLessThanOrEqual(plan.rawTailTokenBudget);
+		expect(plan.firstKeptEntryId).not.toBe(late);
+		expect(plan.keptIndex).toBe(branch.entries.length - 1);
+	});
+
+	it("rejects cuts between a delayed result and its call", () => {
+		const branch = new CompactionBranch();
+		branch.turn({ user: 5_000, reply: 5_000 });
+		const call = branch.call();
+		branch.user(100);
+		branch.assistant(100, [call]);
+		const between = branch.assistant(100);
+		branch.result(call, 100);
+		branch.assistant(100);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 350 }));
+		expect(branch.tokensBetween(branch.indexOf(between))).toBeLessThanOrEqual(plan.rawTailTokenBudget);
+		expect(plan.firstKeptEntryId).not.toBe(between);
+		expect(plan.keptIndex).toBe(branch.indexOf(between) + 2);
+	});
+
+	it("handles results recorded before their call", () => {
+		const branch = new CompactionBranch();
+		branch.turn({ user: 5_000, reply: 5_000 });
+		const call = branch.call();
+		branch.result(call, 100);
+		const between = branch.user(100);
+		branch.assistant(100, [call]);
+		branch.assistant(100);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 350 }));
+		expect(branch.tokensBetween(branch.indexOf(between))).toBeLessThanOrEqual(plan.rawTailTokenBudget);
+		expect(plan.firstKeptEntryId).not.toBe(between);
+		expect(plan.keptIndex).toBe(branch.entries.length - 1);
+	});
+
+	it("is not blocked by orphan calls or orphan results", () => {
+		const branch = new CompactionBranch();
+		branch.turn({ user: 5_000, reply: 5_000 });
+		branch.result("ghost", 100);
+		const first = branch.user(100);
+		branch.assistant(100, ["never-answered"]);
+		branch.assistant(100);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 300 }));
+		expect(plan.firstKeptEntryId).toBe(first);
+	});
+
+	it("keeps a pair that straddles a malformed prior boundary together", () => {
+		const branch = new CompactionBranch();
+		branch.turn({ user: 3_000, reply: 3_000 });
+		const call = branch.call();
+		branch.user(100);
+		branch.assistant(100, [call]);
+		const keptResult = branch.result(call, 30_000);
+		// The prior marker kept a tool result, and a later call's result landed after the marker.
+		const late = branch.call();
+		branch.assistant(30_000, [late]);
+		branch.compaction(keptResult, 500);
+		const afterMarker = branch.user(100);
+		const reply = branch.assistant(100);
+		branch.result(late, 100);
+		const safeUser = branch.user(100);
+		branch.assistant(100);
+		const window = findLiveWindow(branch.entries);
+		expect(window).toMatchObject({ marker: "kept", start: branch.indexOf(keptResult) });
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 61_000, keepRecentTokens: 1_000 }));
+		expect(plan.budget).toMatchObject({ rawTokensBefore: 61_000, rawTailTokenBudget: 1_000 });
+		// `afterMarker` and `reply` fit the budget but would keep the late result without its call.
+		expect([afterMarker, reply]).not.toContain(plan.firstKeptEntryId);
+		expect(plan.firstKeptEntryId).toBe(safeUser);
+	});
+});
+
+describe("planLiveCut: repeated compaction", () => {
+	it("places the new boundary after the previous marker even when an earlier one would fit", () => {
+		const branch = uniformBranch(6, { user: 2_000, reply: 2_000 });
+		const kept = branch.idAt(4);
+		const marker = branch.compaction(kept, 800);
+		branch.turn({ user: 5_000, reply: 5_000 });
+		branch.turn({ user: 100, reply: 100 });
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 27_000 }));
+		expect(plan.rawTailTokenBudget).toBe(17_458);
+		// Index 10 (suffix 15,000) would fit, but it lies before the previous marker.
+		expect(branch.tokensBetween(10)).toBeLessThan(plan.rawTailTokenBudget);
+		expect(plan.keptIndex).toBe(branch.indexOf(marker) + 1);
+		// The kept range before the marker plus the marker's summary count once.
+		expect(plan.rawTokensBefore).toBe(branch.tokensBetween(4));
+		expect(plan.liveCutEntries).toBe(branch.indexOf(marker) + 1 - 4);
+	});
+
+	it("counts the previous summary once when the window starts after the marker", () => {
+		const branch = uniformBranch(3, { user: 100, reply: 100 });
+		branch.compaction("", 700);
+		branch.turn({ user: 100, reply: 100 });
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 5_000 }));
+		expect(plan.rawTokensBefore).toBe(700 + 200);
+		expect(plan.budget?.fixedOverheadTokens).toBe(4_100);
+	});
+
+	it("compacts everything rather than cut before the previous marker", () => {
+		const branch = uniformBranch(4, { user: 100, reply: 100 });
+		branch.compaction(branch.idAt(2), 500);
+		branch.turn({ user: 30_000, reply: 30_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 70_000 }));
+		expect(plan.compactAll).toBe(true);
+		expect(plan.firstKeptEntryId).toBe("");
+	});
+});
+
+describe("fitsAfterSummary", () => {
+	it("accepts the maximum summary whenever a suffix was budgeted", () => {
+		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch));
+		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES)).toEqual({
+			fits: true,
+			summaryTokens: 8_192,
+			projectedTokensAfter: 38_192,
+			limitTokens: 38_192,
+		});
+		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES + 1).fits).toBe(false);
+	});
+
+	it("rejects a summary that would push the projection over the target", () => {
+		const branch = uniformBranch(4, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(
+			branch.entries,
+			options(branch, { contextWindow: 60_000, targetContextRatio: 0.25, reserveTokens: 0, tokensBefore: 30_000 }),
+		);
+		expect(plan.budget).toMatchObject({ targetContextTokens: 15_000, fixedOverheadTokens: 10_000 });
+		expect(plan.compactAll).toBe(true);
+		expect(fitsAfterSummary(plan, 20_000)).toMatchObject({ fits: true, projectedTokensAfter: 15_000 });
+		expect(fitsAfterSummary(plan, 20_001)).toMatchObject({ fits: false, projectedTokensAfter: 15_001 });
+	});
+
+	it("records the actual projection in details", () => {
+		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch));
+		if (!plan.budget) throw new Error("expected a budget");
+		expect(budgetDetails(plan.budget, 4_000)).toEqual({
+			strategy: "continuity",
+			contextWindow: 200_000,
+			targetContextRatio: 0.65,
+			targetContextTokens: 38_192,
+			reserveTokens: 16_384,
+			keepRecentTokens: 20_000,
+			rawTokensBefore: 100_000,
+			tokenScale: 1,
+			fixedOverheadTokens: 10_000,
+			retainedRawTokens: 20_000,
+			projectedTokensAfter: 31_000,
+			continuityTargetTokens: 38_192,
+			occupancyCeilingTokens: 130_000,
+			safeCeilingTokens: 165_254,
+			reductionCeilingTokens: 104_500,
+			rawTailTokenBudget: 20_000,
+			bindingConstraint: "continuity",
+		});
+	});
+});
+
+describe("planLiveCut: fallback without model metadata", () => {
+	it("keeps whole turns that fit keepRecentTokens and emits no window metadata", () => {
+		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined }));
+		expect(plan).toMatchObject({ rule: "whole-turn", keptIndex: 12, fallbackReason: "no-context-window" });
+		expect(plan.budget).toBeUndefined();
+		expect(plan.rawTailTokenBudget).toBe(20_000);
+		expect(plan.retainedRawTokens).toBe(20_000);
+	});
+
+	it("prefers a whole-turn cut over a larger split-turn suffix", () => {
+		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined, keepRecentTokens: 24_000 }));
+		expect(plan.keptIndex).toBe(12);
+	});
+
+	it("splits an oversized turn at an assistant boundary", () => {
+		const branch = new CompactionBranch();
+		branch.turn({ user: 1_000, steps: 30, stepTokens: 500, resultTokens: 500, reply: 1_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined, keepRecentTokens: 5_000 }));
+		expect(plan.rule).toBe("suffix");
+		const kept = branch.entries[plan.keptIndex];
+		expect(kept?.type === "message" && kept.message.role).toBe("assistant");
+		expect(plan.retainedRawTokens).toBe(5_000);
+		expect(plan.keptIndex).toBe(oracleCut(branch.entries, branch.estimate, 5_000, -1));
+	});
+
+	it("compacts everything when no legal suffix fits", () => {
+		const branch = new CompactionBranch();
+		branch.user(100);
+		branch.assistant(30_000);
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined }));
+		expect(plan).toMatchObject({ rule: "compact-all", compactAll: true, firstKeptEntryId: "" });
+	});
+
+	it("never keeps the first entry, so something is always summarized", () => {
+		const branch = uniformBranch(1, { user: 10, reply: 10 });
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined }));
+		expect(plan).toMatchObject({ keptIndex: 1, rule: "suffix" });
+	});
+
+	it("falls back without a positive tokensBefore", () => {
+		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 0 }));
+		expect(plan.fallbackReason).toBe("no-tokens-before");
+		expect(plan.budget).toBeUndefined();
+	});
+
+	it("checks only the summary bound", () => {
+		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined }));
+		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES)).toEqual({ fits: true, summaryTokens: 8_192 });
+		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES + 1).fits).toBe(false);
+	});
+});
+
+describe("planLiveCut: generated sessions", () => {
+	it("matches an independent oracle on 20,000 entries", () => {
+		const branch = generatedBranch(20_000);
+		expect(branch.entries.length).toBeGreaterThanOrEqual(20_000);
+		const total = branch.tokensBetween(0);
+		const plan = planLiveCut(
+			branch.entries,
+			options(branch, { tokensBefore: total + 12_000, contextWindow: 10_000_000 }),
+		);
+		expect(plan.budget?.bindingConstraint).toBe("continuity");
+		expect(plan.keptIndex).toBeLessThan(branch.entries.length - 50);
+		expect(plan.keptIndex).toBe(oracleCut(branch.entries, branch.estimate, plan.rawTailTokenBudget, -1));
+		expect(plan.retainedRawTokens).toBe(branch.tokensBetween(plan.keptIndex));
+		const safe = closureSafeBoundaries(branch.entries.length, toolCallSpans(branch.entries));
+		expect(safe[plan.keptIndex]).toBe(true);
+	});
+
+	it("follows the previous marker on a generated session compacted twice", () => {
+		const branch = generatedBranch(20_000);
+		const first = planLiveCut(branch.entries, options(branch, { tokensBefore: 2_000_000, contextWindow: 10_000_000 }));
+		branch.compaction(first.firstKeptEntryId, 6_000);
+		const tail = generatedBranch(2_000);
+		for (const entry of tail.entries) {
+			if (entry.type !== "message") continue;
+			if (entry.message.role === "user") branch.user(tail.estimate(entry));
+			else if (entry.message.role === "assistant") branch.assistant(tail.estimate(entry));
+		}
+		const markerIndex = branch.entries.findLastIndex((entry) => entry.type === "compaction");
+		const second = planLiveCut(branch.entries, options(branch, { tokensBefore: 500_000, contextWindow: 10_000_000 }));
+		expect(second.window).toMatchObject({ marker: "kept", markerIndex, start: first.keptIndex });
+		expect(second.keptIndex).toBeGreaterThan(markerIndex);
+		expect(second.keptIndex).toBe(oracleCut(branch.entries, branch.estimate, second.rawTailTokenBudget, markerIndex));
+	});
+
+	it("falls back identically to the oracle on 20,000 entries", () => {
+		const branch = generatedBranch(20_000);
+		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined, keepRecentTokens: 3_000 }));
+		const wholeTurn = oracleCut(branch.entries, branch.estimate, 3_000, -1, true);
+		expect(plan.keptIndex).toBe(wholeTurn ?? oracleCut(branch.entries, branch.estimate, 3_000, -1));
+	});
+});
