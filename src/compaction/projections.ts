@@ -1,0 +1,50 @@
+/**
+ * All summary projections: typed events → protected dialogue plus the bounded
+ * historical view blocks, in render order.
+ *
+ * A projection is a pure function of normalized events. Each block holds its
+ * complete ordered collections; the renderer picks how many items fit, and
+ * QA recomputes the same collections from events to check what was rendered.
+ */
+
+import { type RenderedDialogue, renderDialogue } from "./dialogue.ts";
+import type { NormalizedEvent } from "./events.ts";
+import {
+	projectActivity,
+	projectHistoricalRequests,
+	projectStatus,
+	projectTranscript,
+	projectTurns,
+} from "./projections-activity.ts";
+import { projectFiles, projectOutstanding } from "./projections-files.ts";
+import type { ViewBlock } from "./projections-model.ts";
+
+export interface SummaryProjection {
+	dialogue: RenderedDialogue;
+	/** Historical blocks in render order (request/carry-forward/footer are rendered separately). */
+	blocks: ViewBlock[];
+}
+
+/** Events of the summarized prefix only. */
+export function prefixEvents(events: readonly NormalizedEvent[], cutEventIndex: number): readonly NormalizedEvent[] {
+	return events.slice(0, cutEventIndex);
+}
+
+/** Every projection of the summary, computed from normalized events alone. */
+export function projectSummary(events: readonly NormalizedEvent[], cutEventIndex: number): SummaryProjection {
+	const dialogue = renderDialogue(events, cutEventIndex);
+	const source = prefixEvents(events, cutEventIndex);
+	const dialogueUsers = new Set(dialogue.exchanges.map((exchange) => exchange.user.ordinal));
+	return {
+		dialogue,
+		blocks: [
+			projectHistoricalRequests(source, dialogueUsers),
+			projectFiles(source),
+			projectActivity(source),
+			projectOutstanding(source),
+			projectTurns(source),
+			projectStatus(source),
+			projectTranscript(source),
+		],
+	};
+}

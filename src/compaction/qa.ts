@@ -1,0 +1,245 @@
+/**
+ * Reconstruction QA: does a rendered summary still carry what the source says?
+ *
+ * Probes come from normalized source events, never from rendered sections:
+ * QA recomputes every projection from the events and then checks the text.
+ * Directly rendered samples are checked for content (address, fixed parts and
+ * a prefix of required text); omitted collections are checked for count (the
+ * marker's count plus the rendered items equals the source collection, and the
+ * sample is exactly the earliest-plus-latest one for that count) and for range
+ * addressability (the marker names the first and last omitted source entries,
+ * which exist on the summarized branch). Dialogue excerpts, the latest named
+ * Fabric run, the request and carry-forward blocks and the footer are checked
+ * verbatim. The score is the fraction of probes that pass.
+ */
+
+import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER } from "./dialogue.ts";
+import { ANNOTATIONS_HEADER } from "./enrichers.ts";
+import type { NormalizedEvent } from "./events.ts";
+import { projectSummary } from "./projections.ts";
+import {
+	ACTIVITY_HEADER,
+	HISTORICAL_HEADER,
+	STATUS_HEADER,
+	TRANSCRIPT_HEADER,
+	TURNS_HEADER,
+} from "./projections-activity.ts";
+import { FILES_HEADER, OUTSTANDING_HEADER } from "./projections-files.ts";
+import { sampleIndices, type ViewBlock, type ViewGroup } from "./projections-model.ts";
+import {
+	CARRY_FORWARD_HEADER,
+	COMPACTION_REQUEST_HEADER,
+	FOOTER_HEADER,
+	type FooterInput,
+	guardRequestBlock,
+	renderCarryForward,
+	renderFooter,
+	SUMMARY_MAX_BYTES,
+} from "./render.ts";
+import { ITEM_PREFIX, omissionMarker, QA_FRAGMENT_BYTES } from "./render-fit.ts";
+import { truncateUtf8, truncateUtf8Start, utf8Bytes } from "./render-text.ts";
+
+export interface QaInput {
+	/** All normalized events: summarized prefix, then kept tail. */
+	events: readonly NormalizedEvent[];
+	/** Index of the first kept-tail event. */
+	cutEventIndex: number;
+	/** Ids of the summarized entries (omission ranges must name these). */
+	sourceEntryIds: readonly string[];
+	footer: FooterInput;
+	requestBlock?: string;
+	carryForward?: readonly string[];
+}
+
+export type QaProbeKind = "bounds" | "footer" | "dialogue" | "request" | "carry" | "collection" | "latest-run";
+
+export interface QaProbe {
+	id: string;
+	kind: QaProbeKind;
+	passed: boolean;
+	detail: string;
+}
+
+export interface QaReport {
+	/** Passed probes / all probes, in [0, 1]. */
+	score: number;
+	passed: number;
+	total: number;
+	probes: QaProbe[];
+}
+
+/** Section headers in render order; dialogue and historical come before any user-data block. */
+const HEADERS = [
+	DIALOGUE_HEADER,
+	HISTORICAL_HEADER,
+	COMPACTION_REQUEST_HEADER,
+	CARRY_FORWARD_HEADER,
+	FILES_HEADER,
+	ACTIVITY_HEADER,
+	OUTSTANDING_HEADER,
+	TURNS_HEADER,
+	STATUS_HEADER,
+	ANNOTATIONS_HEADER,
+	TRANSCRIPT_HEADER,
+	FOOTER_HEADER,
+];
+/** Headers located by first occurrence; the rest by last occurrence, so a request block quoting a header cannot shadow them. */
+const FIRST_OCCURRENCE = new Set([DIALOGUE_HEADER, HISTORICAL_HEADER]);
+
+/** Split rendered text into sections keyed by header (lines after the header line). */
+export function splitSections(text: string): Map<string, string[]> {
+	const lines = text.split("\n");
+	const starts: { header: string; index: number }[] = [];
+	for (const header of HEADERS) {
+		const index = FIRST_OCCURRENCE.has(header) ? lines.indexOf(header) : lines.lastIndexOf(header);
+		if (index >= 0) starts.push({ header, index });
+	}
+	starts.sort((a, b) => a.index - b.index);
+	const sections = new Map<string, string[]>();
+	starts.forEach(({ header, index }, position) => {
+		const end = starts[position + 1]?.index ?? lines.length;
+		sections.set(header, lines.slice(index + 1, end));
+	});
+	return sections;
+}
+
+function probe(id: string, kind: QaProbeKind, failure: string | undefined): QaProbe {
+	return { id, kind, passed: failure === undefined, detail: failure ?? "ok" };
+}
+
+/** Lines of one group inside its block section. */
+function groupRegion(section: readonly string[], block: ViewBlock, group: ViewGroup): string[] | undefined {
+	if (!group.label) return section.filter((line) => line.startsWith(ITEM_PREFIX));
+	const labels = new Set(block.groups.map((candidate) => candidate.label));
+	const start = section.indexOf(group.label);
+	if (start < 0) return undefined;
+	let end = start + 1;
+	while (end < section.length && !labels.has(section[end])) end++;
+	return section.slice(start + 1, end).filter((line) => line.startsWith(ITEM_PREFIX));
+}
+
+const MARKER = /^- \[(\d+) omitted: @/;
+
+function checkGroup(
+	section: readonly string[] | undefined,
+	block: ViewBlock,
+	group: ViewGroup,
+	sourceIds: ReadonlySet<string>,
+): string | undefined {
+	if (!section) return `section ${block.header} missing`;
+	const region = groupRegion(section, block, group);
+	if (!region) return `group ${group.label ?? group.key} missing`;
+	const markers = region.filter((line) => MARKER.test(line));
+	if (markers.length > 1) return "more than one omission marker";
+	const n = group.items.length;
+	const omittedCount = markers[0] ? Number(MARKER.exec(markers[0])?.[1]) : 0;
+	const kept = n - omittedCount;
+	const cap = group.mode === "all" ? n : Math.min(n, group.limit);
+	if (kept < 0 || kept > cap) return `marker counts ${omittedCount} of ${n} items (limit ${group.limit})`;
+	const sample = sampleIndices(n, kept, group.mode);
+	if (sample.omitted) {
+		const first = group.items[sample.omitted.start];
+		const last = group.items[sample.omitted.end - 1];
+		if (!first || !last) return "omission range out of bounds";
+		if (!sourceIds.has(first.entryId) || !sourceIds.has(last.entryId)) return "omission range not addressable";
+		if (markers[0] !== omissionMarker(omittedCount, first.entryId, last.entryId)) {
+			return `omission marker does not name entries ${first.entryId}..${last.entryId}`;
+		}
+	} else if (markers.length > 0) return "unexpected omission marker";
+	const itemLines = region.filter((line) => !MARKER.test(line));
+	if (itemLines.length !== kept) return `${itemLines.length} item lines rendered, ${kept} expected`;
+	for (const index of sample.kept) {
+		const item = group.items[index];
+		if (!item) continue;
+		const fragment = !item.textRequired
+			? ""
+			: item.keep === "start"
+				? truncateUtf8(item.text, QA_FRAGMENT_BYTES)
+				: truncateUtf8Start(item.text, QA_FRAGMENT_BYTES);
+		const found = itemLines.some(
+			(line) => line.startsWith(ITEM_PREFIX + item.lead) && line.endsWith(item.trail) && line.includes(fragment),
+		);
+		if (!found) return `item @${item.entryId} (${item.lead.trim()}) missing`;
+	}
+	return undefined;
+}
+
+/** Run every probe derived from `input` against `text`. */
+export function runQa(text: string, input: QaInput): QaReport {
+	const probes: QaProbe[] = [];
+	const sections = splitSections(text);
+	const projection = projectSummary(input.events, input.cutEventIndex);
+	const sourceIds = new Set(input.sourceEntryIds);
+
+	const bytes = utf8Bytes(text);
+	probes.push(
+		probe(
+			"bounds",
+			"bounds",
+			bytes > SUMMARY_MAX_BYTES
+				? `${bytes} bytes > ${SUMMARY_MAX_BYTES}`
+				: text.endsWith("\n")
+					? undefined
+					: "no final newline",
+		),
+	);
+
+	const footer = sections.get(FOOTER_HEADER);
+	const expectedFooter = renderFooter(input.footer);
+	probes.push(
+		probe(
+			"footer",
+			"footer",
+			footer && [FOOTER_HEADER, ...footer].join("\n").trimEnd() === expectedFooter
+				? undefined
+				: "footer missing or altered",
+		),
+	);
+
+	const dialogue = sections.get(DIALOGUE_HEADER)?.join("\n") ?? "";
+	projection.dialogue.exchanges.forEach((exchange, index) => {
+		const labelled = !exchange.assistant || exchange.text.includes(ASSISTANT_RESPONSE_LABEL);
+		probes.push(
+			probe(
+				`dialogue:${index + 1}`,
+				"dialogue",
+				labelled && dialogue.includes(exchange.text) ? undefined : `exchange @${exchange.user.address} excerpt missing`,
+			),
+		);
+	});
+
+	const request = guardRequestBlock(input.requestBlock).text;
+	if (request) probes.push(probe("request", "request", text.includes(request) ? undefined : "request block missing"));
+	const carry = renderCarryForward(input.carryForward).text;
+	if (carry) probes.push(probe("carry", "carry", text.includes(carry) ? undefined : "carry-forward block missing"));
+
+	for (const block of projection.blocks) {
+		for (const group of block.groups) {
+			if (group.items.length === 0) continue;
+			probes.push(
+				probe(
+					`${block.key}:${group.key}`,
+					"collection",
+					checkGroup(sections.get(block.header), block, group, sourceIds),
+				),
+			);
+		}
+	}
+
+	const source = input.events.slice(0, input.cutEventIndex);
+	const run = source.findLast((event) => event.kind === "fabricRun");
+	if (run) {
+		const status = sections.get(STATUS_HEADER) ?? [];
+		const expected = `Latest Fabric run @${run.address} run "${run.name}" → ${run.outcome}`;
+		probes.push(
+			probe(
+				"latest-run",
+				"latest-run",
+				status.some((line) => line.includes(expected)) ? undefined : "latest run intent/outcome/address missing",
+			),
+		);
+	}
+
+	const passed = probes.filter((candidate) => candidate.passed).length;
+	return { score: probes.length === 0 ? 1 : passed / probes.length, passed, total: probes.length, probes };
+}

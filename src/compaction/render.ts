@@ -1,0 +1,254 @@
+/**
+ * Assemble the bounded summary text from its blocks.
+ *
+ * Order: recent dialogue, historical requests, compaction request, carry
+ * forward, files, Fabric activity, outstanding context, earlier turns,
+ * current status, (enricher annotations), transcript, footer. Protected
+ * blocks (dialogue, request, carry forward) and the footer render first; the
+ * historical blocks share what remains of the 32 KiB ceiling. When their
+ * capped demand fits, each keeps its own ceiling. Under pressure each keeps
+ * its minimal form (header, labels, omission markers, fixed lines) plus a
+ * share of the rest proportional to its extra demand; unused share passes to
+ * later blocks. A final UTF-8 guard keeps the result within 32,768 bytes
+ * without splitting a code point. Identical input gives identical bytes.
+ */
+
+import type { RenderedDialogue } from "./dialogue.ts";
+import { type BlockKey, blockHasContent, type OmissionKey, type ViewBlock } from "./projections-model.ts";
+import { type FittedBlock, fitBlock, minimalBlock } from "./render-fit.ts";
+import {
+	boundedOneLine,
+	omittedBytesMarker,
+	sanitizeText,
+	truncateUtf8,
+	truncateUtf8Start,
+	utf8Bytes,
+} from "./render-text.ts";
+
+/** Hard ceiling of the whole rendered summary, in UTF-8 bytes. */
+export const SUMMARY_MAX_BYTES = 32 * 1024;
+
+/** Per-block UTF-8 ceilings; each includes its header line. */
+export const BLOCK_CEILINGS = {
+	dialogue: 12288,
+	historical: 4096,
+	request: 3072,
+	carry: 3072,
+	files: 4608,
+	activity: 2048,
+	outstanding: 4608,
+	turns: 3072,
+	status: 2048,
+	annotations: 1024,
+	transcript: 5120,
+	footer: 1536,
+} as const satisfies Record<BlockKey | "dialogue" | "request" | "carry" | "footer", number>;
+
+export const COMPACTION_REQUEST_HEADER = "[Compaction Request]";
+export const CARRY_FORWARD_HEADER = "[Carry Forward]";
+export const FOOTER_HEADER = "[Source]";
+export const SECTION_SEPARATOR = "\n\n";
+
+/** Render order of every block. */
+export const BLOCK_ORDER = [
+	"dialogue",
+	"historical",
+	"request",
+	"carry",
+	"files",
+	"activity",
+	"outstanding",
+	"turns",
+	"status",
+	"annotations",
+	"transcript",
+	"footer",
+] as const;
+
+/** Smallest share of a carry-forward item before later items are dropped whole. */
+const CARRY_ITEM_MIN_BYTES = 64;
+
+export type OmittedCounts = Record<Exclude<OmissionKey, "status"> | "dialogueBytes", number>;
+
+export function emptyOmittedCounts(): OmittedCounts {
+	return {
+		goal: 0,
+		filesCreated: 0,
+		filesWritten: 0,
+		filesModified: 0,
+		filesRead: 0,
+		operations: 0,
+		activity: 0,
+		turns: 0,
+		transcript: 0,
+		annotations: 0,
+		dialogueBytes: 0,
+	};
+}
+
+export interface FooterInput {
+	sourceTimestamp?: string;
+	firstEntryId?: string;
+	lastEntryId?: string;
+	entryCount: number;
+	eventCount: number;
+	thinkingErased: number;
+}
+
+export const RECALL_GUIDANCE =
+	"Recall: the session log is ground truth and this summary is a bounded view of it. " +
+	"@<entry-id> addresses a session entry, @<entry-id>/<n> a nested Fabric operation, " +
+	"@<entry-id>/phase:<n> a Fabric phase; memory.expand re-reads exact source by entry id or address. " +
+	"Omission markers give the count and the first and last entry of what they leave out.";
+
+export function renderFooter(input: FooterInput): string {
+	const range =
+		input.firstEntryId !== undefined && input.lastEntryId !== undefined
+			? `@${input.firstEntryId} … @${input.lastEntryId}`
+			: "none";
+	const lines = [
+		FOOTER_HEADER,
+		`Source timestamp: ${input.sourceTimestamp ?? "unknown"}`,
+		`Source range: ${range} (${input.entryCount} entries, ${input.eventCount} events, ${input.thinkingErased} thinking blocks erased)`,
+		RECALL_GUIDANCE,
+	];
+	return truncateUtf8(lines.join("\n"), BLOCK_CEILINGS.footer);
+}
+
+/** The already-rendered request block, guarded to its ceiling. */
+export function guardRequestBlock(block: string | undefined): { text: string; omittedBytes: number } {
+	if (block === undefined) return { text: "", omittedBytes: 0 };
+	const clean = sanitizeText(block).replace(/\s+$/, "");
+	const text = truncateUtf8(clean, BLOCK_CEILINGS.request);
+	return { text, omittedBytes: utf8Bytes(clean) - utf8Bytes(text) };
+}
+
+/** One-line excerpt keeping head and tail around an explicit byte-loss marker. */
+function excerptLine(text: string, maxBytes: number): { text: string; omittedBytes: number } {
+	const total = utf8Bytes(text);
+	if (total <= maxBytes) return { text, omittedBytes: 0 };
+	const frame = utf8Bytes(` ${omittedBytesMarker(total)} `);
+	const available = Math.max(0, maxBytes - frame);
+	const head = truncateUtf8(text, Math.ceil(available / 2));
+	const tail = truncateUtf8Start(text, available - utf8Bytes(head));
+	const omittedBytes = total - utf8Bytes(head) - utf8Bytes(tail);
+	return { text: `${head} ${omittedBytesMarker(omittedBytes)} ${tail}`, omittedBytes };
+}
+
+/** The carry-forward list: complete items when they fit, else bounded excerpts with byte-loss markers. */
+export function renderCarryForward(items: readonly string[] | undefined): { text: string; omittedBytes: number } {
+	const lines = (items ?? []).map((item) => boundedOneLine(item)).filter((line) => line !== "");
+	if (lines.length === 0) return { text: "", omittedBytes: 0 };
+	const complete = [CARRY_FORWARD_HEADER, ...lines.map((line) => `- ${line}`)].join("\n");
+	if (utf8Bytes(complete) <= BLOCK_CEILINGS.carry) return { text: complete, omittedBytes: 0 };
+	const dropMarker = (count: number) => `- [${count} more items omitted]`;
+	for (let kept = lines.length; kept >= 1; kept--) {
+		const dropped = lines.length - kept;
+		const fixed = utf8Bytes(CARRY_FORWARD_HEADER) + kept * 3 + (dropped > 0 ? utf8Bytes(dropMarker(dropped)) + 1 : 0);
+		const share = Math.floor((BLOCK_CEILINGS.carry - fixed) / kept);
+		if (share < CARRY_ITEM_MIN_BYTES) continue;
+		let omittedBytes = lines.slice(kept).reduce((sum, line) => sum + utf8Bytes(line), 0);
+		const rendered = lines.slice(0, kept).map((line) => {
+			const excerpt = excerptLine(line, share);
+			omittedBytes += excerpt.omittedBytes;
+			return `- ${excerpt.text}`;
+		});
+		if (dropped > 0) rendered.push(dropMarker(dropped));
+		return { text: [CARRY_FORWARD_HEADER, ...rendered].join("\n"), omittedBytes };
+	}
+	return { text: CARRY_FORWARD_HEADER, omittedBytes: lines.reduce((sum, line) => sum + utf8Bytes(line), 0) };
+}
+
+export interface RenderInput {
+	dialogue: RenderedDialogue;
+	/** Historical view blocks in any order; they render in `BLOCK_ORDER`. */
+	blocks: readonly ViewBlock[];
+	requestBlock?: string;
+	carryForward?: readonly string[];
+	footer: FooterInput;
+}
+
+export interface RenderOutput {
+	text: string;
+	bytes: number;
+	omittedCounts: OmittedCounts;
+	/** Rendered UTF-8 size per present block (without separators). */
+	blockBytes: Partial<Record<(typeof BLOCK_ORDER)[number], number>>;
+	requestOmittedBytes: number;
+	carryForwardOmittedBytes: number;
+	/** True when the final guard had to cut (never expected; kept observable). */
+	finalGuardCut: boolean;
+}
+
+/** Fit historical blocks into `pool` bytes: ceilings when demand fits, else minimal + proportional share. */
+function allocate(blocks: readonly ViewBlock[], pool: number): Map<BlockKey, FittedBlock> {
+	const ceilingOf = (block: ViewBlock) => BLOCK_CEILINGS[block.key];
+	const minimal = blocks.map((block) => minimalBlock(block));
+	const demand = blocks.map((block, index) => fitBlock(block, ceilingOf(block)) ?? (minimal[index] as FittedBlock));
+	const fitted = new Map<BlockKey, FittedBlock>();
+	const totalDemand = demand.reduce((sum, block) => sum + block.bytes, 0);
+	if (totalDemand <= pool) {
+		blocks.forEach((block, index) => {
+			fitted.set(block.key, demand[index] as FittedBlock);
+		});
+		return fitted;
+	}
+	let extraPool = pool - minimal.reduce((sum, block) => sum + block.bytes, 0);
+	let extraDemand = demand.reduce((sum, block, index) => sum + block.bytes - (minimal[index] as FittedBlock).bytes, 0);
+	blocks.forEach((block, index) => {
+		const floor = minimal[index] as FittedBlock;
+		const want = (demand[index] as FittedBlock).bytes - floor.bytes;
+		const share = extraDemand > 0 && extraPool > 0 ? Math.floor((extraPool * want) / extraDemand) : 0;
+		const result = fitBlock(block, Math.min(ceilingOf(block), floor.bytes + share)) ?? floor;
+		fitted.set(block.key, result);
+		extraPool -= result.bytes - floor.bytes;
+		extraDemand -= want;
+	});
+	return fitted;
+}
+
+/** Render the complete summary within `SUMMARY_MAX_BYTES`. */
+export function renderSummary(input: RenderInput): RenderOutput {
+	const request = guardRequestBlock(input.requestBlock);
+	const carry = renderCarryForward(input.carryForward);
+	const dialogueText = truncateUtf8(input.dialogue.text, BLOCK_CEILINGS.dialogue);
+	const footer = renderFooter(input.footer);
+	const protectedText: Partial<Record<(typeof BLOCK_ORDER)[number], string>> = {
+		dialogue: dialogueText,
+		request: request.text,
+		carry: carry.text,
+		footer,
+	};
+	const historical = input.blocks.filter(blockHasContent);
+	const presentProtected = Object.values(protectedText).filter((text) => text !== "");
+	const separators = (presentProtected.length + historical.length - 1) * utf8Bytes(SECTION_SEPARATOR);
+	const protectedBytes = presentProtected.reduce((sum, text) => sum + utf8Bytes(text), 0);
+	const pool = SUMMARY_MAX_BYTES - protectedBytes - separators - 1;
+	const fitted = allocate(historical, pool);
+
+	const omittedCounts = emptyOmittedCounts();
+	omittedCounts.dialogueBytes = input.dialogue.omittedBytes + utf8Bytes(input.dialogue.text) - utf8Bytes(dialogueText);
+	const parts: string[] = [];
+	const blockBytes: RenderOutput["blockBytes"] = {};
+	for (const key of BLOCK_ORDER) {
+		const fittedBlock = key in protectedText ? undefined : fitted.get(key as BlockKey);
+		const text = protectedText[key] ?? fittedBlock?.text ?? "";
+		if (!text) continue;
+		parts.push(text);
+		blockBytes[key] = utf8Bytes(text);
+		for (const [omissionKey, count] of Object.entries(fittedBlock?.omitted ?? {})) {
+			if (omissionKey in omittedCounts) omittedCounts[omissionKey as keyof OmittedCounts] += count ?? 0;
+		}
+	}
+	const whole = `${parts.join(SECTION_SEPARATOR)}\n`;
+	const text = utf8Bytes(whole) <= SUMMARY_MAX_BYTES ? whole : truncateUtf8(whole, SUMMARY_MAX_BYTES);
+	return {
+		text,
+		bytes: utf8Bytes(text),
+		omittedCounts,
+		blockBytes,
+		requestOmittedBytes: request.omittedBytes,
+		carryForwardOmittedBytes: carry.omittedBytes,
+		finalGuardCut: text !== whole,
+	};
+}

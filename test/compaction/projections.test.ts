@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest";
+import type { NormalizedEvent } from "../../src/compaction/events.ts";
+import { normalizeBranch } from "../../src/compaction/normalize.ts";
+import { projectSummary } from "../../src/compaction/projections.ts";
+import {
+	HISTORICAL_LINE_MAX_BYTES,
+	projectActivity,
+	projectHistoricalRequests,
+	projectStatus,
+	projectTranscript,
+	projectTurns,
+} from "../../src/compaction/projections-activity.ts";
+import {
+	displayRootOf,
+	failureRecords,
+	fileTouchesByKind,
+	projectFiles,
+} from "../../src/compaction/projections-files.ts";
+import {
+	EARLIER_TURN_LIMIT,
+	FABRIC_ACTIVITY_LIMIT,
+	FILE_LIMIT_PER_KIND,
+	HISTORICAL_REQUEST_LIMIT,
+	OPERATION_STATE_LIMIT,
+	sampleIndices,
+	TRANSCRIPT_EVENT_LIMIT,
+	type ViewBlock,
+} from "../../src/compaction/projections-model.ts";
+import { SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
+
+const eventsOf = (b: SessionBuilder): NormalizedEvent[] => normalizeBranch(b.entries).events;
+const lines = (block: ViewBlock) =>
+	block.groups.flatMap((group) => group.items.map((item) => item.lead + item.text + item.trail));
+
+describe("projection limits and sampling", () => {
+	it("pins the spec's collection limits", () => {
+		expect(HISTORICAL_REQUEST_LIMIT).toBe(24);
+		expect(FILE_LIMIT_PER_KIND).toBe(24);
+		expect(OPERATION_STATE_LIMIT).toBe(32);
+		expect(FABRIC_ACTIVITY_LIMIT).toBe(48);
+		expect(EARLIER_TURN_LIMIT).toBe(32);
+		expect(TRANSCRIPT_EVENT_LIMIT).toBe(40);
+		expect(HISTORICAL_LINE_MAX_BYTES).toBe(1024);
+	});
+
+	it("keeps the earliest and latest items and omits one contiguous middle run", () => {
+		expect(sampleIndices(10, 4, "earliest-latest")).toEqual({ kept: [0, 1, 8, 9], omitted: { start: 2, end: 8 } });
+		expect(sampleIndices(10, 3, "earliest-latest")).toEqual({ kept: [0, 8, 9], omitted: { start: 1, end: 8 } });
+		expect(sampleIndices(10, 1, "earliest-latest")).toEqual({ kept: [9], omitted: { start: 0, end: 9 } });
+		expect(sampleIndices(10, 3, "latest")).toEqual({ kept: [7, 8, 9], omitted: { start: 0, end: 7 } });
+		expect(sampleIndices(3, 5, "earliest-latest")).toEqual({ kept: [0, 1, 2] });
+		expect(sampleIndices(4, 0, "all")).toEqual({ kept: [0, 1, 2, 3] });
+	});
+});
+
+describe("files", () => {
+	it("groups successful typed file operations as Created, Written, Modified and Read", () => {
+		const b = new SessionBuilder();
+		b.tool("1", "write", { path: "/p/new.ts", content: "" }, { details: { created: true } });
+		b.tool("2", "write", { path: "/p/over.ts", content: "" });
+		b.tool("3", "edit", { path: "/p/mod.ts", oldText: "", newText: "" });
+		b.tool("4", "edit", { path: "/p/mod.ts", oldText: "", newText: "" });
+		b.tool("5", "read", { path: "/p/read.ts" });
+		b.tool("6", "edit", { path: "/p/failed.ts" }, { isError: true });
+		b.tool("7", "bash", { command: "cat /p/not-a-file-fact.ts" });
+		b.fabric("8", {
+			details: { trace: traceV1([{ ref: "pi.write", args: { path: "/p/fab.ts" }, result: { created: true } }]) },
+		});
+		const touches = fileTouchesByKind(eventsOf(b));
+		expect(touches.Created.map((touch) => touch.path)).toEqual(["/p/new.ts", "/p/fab.ts"]);
+		expect(touches.Written.map((touch) => touch.path)).toEqual(["/p/over.ts"]);
+		expect(touches.Modified.map((touch) => [touch.path, touch.count])).toEqual([["/p/mod.ts", 2]]);
+		expect(touches.Read.map((touch) => touch.path)).toEqual(["/p/read.ts"]);
+		const block = projectFiles(eventsOf(b));
+		expect(block.prelude).toEqual(["Paths relative to /p/"]);
+		expect(block.groups.map((group) => group.label)).toEqual(["Created:", "Written:", "Modified:", "Read:"]);
+	});
+
+	it("computes display roots by path segment only", () => {
+		expect(displayRootOf(["/a/b/c.ts", "/a/b/d/e.ts"])).toBe("/a/b/");
+		expect(displayRootOf(["/a/bc.ts", "/a/bd.ts"])).toBe("/a/");
+		expect(displayRootOf(["C:\\w\\x.ts", "C:\\w\\y.ts"])).toBe("C:\\w\\");
+		expect(displayRootOf(["/x.ts", "/y.ts"])).toBeUndefined();
+		expect(displayRootOf(["a.ts", "b.ts"])).toBeUndefined();
+	});
+});
+
+describe("operation state", () => {
+	it("resolves failures only by an exact later structural identity", () => {
+		const b = new SessionBuilder();
+		const [, editFail] = b.tool("1", "edit", { path: "/a.ts", oldText: "x" }, { isError: true, output: "no match" });
+		b.tool("2", "write", { path: "/a.ts" });
+		b.tool("3", "read", { path: "/a.ts" });
+		const [, editFix] = b.tool("4", "edit", { path: "/a.ts", oldText: "y" });
+		const [, bashFail] = b.tool("5", "bash", { command: "npm test" }, { isError: true });
+		b.tool("6", "bash", { command: "npm test " });
+		const userBashFail = b.bash("npm test", { exitCode: 1 });
+		const [, bashFix] = b.tool("7", "bash", { command: "npm test" });
+		const [, genericFail] = b.tool("8", "grep", { pattern: "x", path: "/" }, { isError: true });
+		b.tool("9", "grep", { pattern: "x", path: "/src" });
+		const records = failureRecords(eventsOf(b));
+		expect(records.map((record) => [record.failure.address, record.resolvedBy?.address])).toEqual([
+			[editFail, editFix],
+			[bashFail, bashFix],
+			[userBashFail, bashFix],
+			[genericFail, undefined],
+		]);
+		expect(records[0]?.failure.errorText).toBe("no match");
+	});
+
+	it("resolves generic failures by the same ref and canonical JSON arguments", () => {
+		const b = new SessionBuilder();
+		const [, fail] = b.tool("1", "custom_tool", { b: 2, a: 1 }, { isError: true });
+		const [, fix] = b.tool("2", "custom_tool", { a: 1, b: 2 });
+		expect(failureRecords(eventsOf(b)).map((record) => record.resolvedBy?.address)).toEqual([fix]);
+		expect(fail).toBeDefined();
+	});
+
+	it("reads nested trace failures from operation outcome and error only", () => {
+		const b = new SessionBuilder();
+		const [, result] = b.fabric("f", {
+			output: "Error: misleading outer prose",
+			details: {
+				trace: traceV1([{ ref: "pi.bash", args: { command: "make" }, outcome: "timed_out", error: "took too long" }]),
+			},
+		});
+		const records = failureRecords(eventsOf(b));
+		expect(records.map((record) => [record.failure.address, record.failure.errorText])).toEqual([
+			[`${result}/0`, "timed_out: took too long"],
+		]);
+	});
+});
+
+describe("activity, turns, status and transcript", () => {
+	function fabricSession() {
+		const b = new SessionBuilder();
+		const user = b.user("build the index\nsecond line");
+		const [call, result] = b.fabric("f1", {
+			display: { name: "Index", description: "Walk the repo" },
+			details: {
+				trace: traceV1(
+					[
+						{ ref: "pi.read", args: { path: "/a.ts" } },
+						{ ref: "pi.bash", args: { command: "make" } },
+						{ ref: "agents.spawn", args: { task: "t" }, outcome: "failed", error: "quota" },
+					],
+					{ phases: ["scan"] },
+				),
+			},
+		});
+		b.assistant("All done.\nDetails follow.");
+		return { b, user, call, result };
+	}
+
+	it("lists named runs as name — description → outcome, then phases and significant non-file operations", () => {
+		const { b, call, result } = fabricSession();
+		expect(lines(projectActivity(eventsOf(b)))).toEqual([
+			`@${call} run "Index" — Walk the repo → succeeded`,
+			`@${result}/phase:0 phase scan`,
+			`@${result}/1 pi.bash → succeeded make`,
+			`@${result}/2 agents.spawn → failed {"task":"t"}: "quota"`,
+		]);
+	});
+
+	it("summarizes each turn with its first context line, tool counts and latest named run", () => {
+		const { b, user, call } = fabricSession();
+		const [turn] = lines(projectTurns(eventsOf(b)));
+		expect(turn).toBe(`@${user} user: "build the index second line" [fabric_exec×1; run "Index" → succeeded]`);
+		expect(call).toBeDefined();
+	});
+
+	it("reports the latest context, modification, named run and assistant line", () => {
+		const { b, user, call } = fabricSession();
+		const [, edit] = b.tool("e", "edit", { path: "/z.ts" });
+		expect(lines(projectStatus(eventsOf(b)))).toEqual([
+			`Latest user @${user}: "build the index second line"`,
+			`Latest modification @${edit}: Modified /z.ts`,
+			`Latest Fabric run @${call} run "Index" → succeeded`,
+			`Latest assistant @${b.entries.at(-3)?.id}: "All done."`,
+		]);
+	});
+
+	it("replaces a completed named run's generic call/result pair in the transcript and keeps the latest 40", () => {
+		const { b, call } = fabricSession();
+		const transcript = lines(projectTranscript(eventsOf(b)));
+		expect(transcript.some((line) => line.includes("fabric_exec"))).toBe(false);
+		expect(transcript).toContain(`@${call} run "Index" → succeeded`);
+		expect(transcript.some((line) => line.includes("Walk the repo"))).toBe(false);
+		const block = projectTranscript(eventsOf(b));
+		expect(block.groups[0]).toMatchObject({ mode: "latest", limit: TRANSCRIPT_EVENT_LIMIT });
+	});
+
+	it("keeps historical requests out of the protected dialogue window", () => {
+		const b = new SessionBuilder();
+		for (let turn = 1; turn <= 6; turn++) {
+			b.user(`request ${turn}\nmore`);
+			b.assistant(`answer ${turn}`);
+		}
+		const branch = normalizeBranch(b.entries);
+		const projection = projectSummary(branch.events, branch.cutEventIndex);
+		const historical = projection.blocks.find((block) => block.key === "historical");
+		expect(historical && lines(historical)).toEqual(
+			[1, 2, 3].map((turn) => `@${b.entries[(turn - 1) * 2]?.id} "request ${turn}"`),
+		);
+		const direct = projectHistoricalRequests(branch.events, new Set());
+		expect(lines(direct)).toHaveLength(6);
+	});
+});
