@@ -1,39 +1,26 @@
 /**
  * Package entry: Pi loads the default export; hosts that want options call
- * `registerPiFold(pi, options)` themselves. Registers both engines.
+ * `registerPiFold(pi, options)` themselves. Registers both engines: the
+ * deterministic compactor first (its `context` repair runs before the fold
+ * runtime's projection), then the fold runtime, its tool and its commands.
  */
 
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { formatContextReport } from "./fold/context-report.ts";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { registerCompaction } from "./compaction/hook.ts";
+import { registerCommands } from "./fold/commands.ts";
 import { type PiFoldOptions, resolveOptions } from "./fold/options.ts";
-import { showOutput } from "./host/output.ts";
-import { sessionStats } from "./session/stats.ts";
+import { FoldRuntime } from "./fold/runtime.ts";
+import { registerContextTool } from "./fold/tool.ts";
 
 export type { PiFoldOptions } from "./fold/options.ts";
 
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): void {
 	const resolved = resolveOptions(options);
-	pi.registerCommand(resolved.commandNames.status, {
-		description: "Show what the model window holds: entries, estimated tokens, occupancy, folds",
-		handler: async (_args, ctx) => {
-			showOutput(ctx, contextReport(ctx));
-		},
-	});
-}
-
-function contextReport(ctx: ExtensionContext): string {
-	const manager = ctx.sessionManager;
-	const branch = manager.getBranch();
-	const stats = sessionStats(manager.getEntries(), manager.buildSessionProjection());
-	const usage = ctx.getContextUsage();
-	return formatContextReport({
-		sessionId: manager.getSessionId(),
-		branchEntries: branch.length,
-		stats,
-		hostTokens: usage?.tokens ?? null,
-		contextWindow: usage?.contextWindow ?? ctx.model?.contextWindow,
-		storeKind: manager.getSessionFile() ? "file" : "memory",
-	});
+	registerCompaction(pi, options.compaction);
+	const runtime = new FoldRuntime(pi, resolved);
+	runtime.register();
+	registerContextTool(pi, runtime);
+	registerCommands(pi, runtime);
 }
 
 export default function piFold(pi: ExtensionAPI): void {

@@ -20,7 +20,7 @@ export type LayoutItem =
 	| { type: "entry"; entryId: string; index: number }
 	| { type: "fold"; foldId: string; kind: FoldKind; start: number; end: number; depth: number };
 
-export type FoldState = "collapsed" | "expanded" | "hidden";
+export type FoldVisibility = "collapsed" | "expanded" | "hidden";
 
 export interface FoldTreeRow {
 	id: string;
@@ -37,7 +37,7 @@ export interface FoldTreeRow {
 	sourceBytes: number;
 	briefBytes: number;
 	/** Hidden: some ancestor is collapsed. */
-	state: FoldState;
+	state: FoldVisibility;
 }
 
 /** The branch as the window shows it: raw entries and collapsed folds, in transcript order. */
@@ -103,7 +103,7 @@ export function foldTree(
 	expanded: ReadonlySet<string> = new Set(),
 ): FoldTreeRow[] {
 	const index = indexLattice(lattice, view);
-	const stateOf = (fold: FoldPlacement): FoldState => {
+	const stateOf = (fold: FoldPlacement): FoldVisibility => {
 		for (let at = fold.parentId; at !== undefined; at = index.placed.get(at)?.parentId) {
 			if (!expanded.has(at)) return "hidden";
 		}

@@ -73,6 +73,16 @@ function editableRole(entry: SessionEntry): "user" | "assistant" | "toolResult" 
 	return role === "user" || role === "assistant" || role === "toolResult" || role === "custom" ? role : undefined;
 }
 
+/** Stop reasons whose assistant messages Pi drops before a provider request. */
+const DROPPED_STOP_REASONS: ReadonlySet<string> = new Set(["aborted", "error"]);
+
+/** An assistant message Pi never sends (aborted or failed) cannot carry a brief: it would vanish with it. */
+function isDroppedByHost(entry: SessionEntry): boolean {
+	return (
+		entry.type === "message" && entry.message.role === "assistant" && DROPPED_STOP_REASONS.has(entry.message.stopReason)
+	);
+}
+
 /** True for entries that put at least one message into the model context. */
 export function isContextEntry(entry: SessionEntry): boolean {
 	return entry.type === "message" || entry.type === "custom_message";
@@ -101,7 +111,7 @@ export function planWindow(branch: readonly SessionEntry[], input: PlanInput): W
 }
 
 function planChapter(entries: readonly SessionEntry[], text: string): Map<string, DesiredContent> | undefined {
-	const carrier = entries.find((entry) => editableRole(entry) !== undefined);
+	const carrier = entries.find((entry) => editableRole(entry) !== undefined && !isDroppedByHost(entry));
 	if (!carrier) return undefined;
 	const plan = new Map<string, DesiredContent>();
 	for (const entry of entries) {

@@ -43,6 +43,8 @@ export interface PiFoldOptions {
 	blockingTools?: readonly string[];
 	readOnlyTools?: ReadonlySet<string>;
 	evidenceIngestion?: boolean;
+	/** Compaction settings (engine, targetContextRatio, …); Pi's settings files are read on top at use time. */
+	compaction?: unknown;
 }
 
 export interface ResolvedOptions {

@@ -43,6 +43,7 @@ export type FoldOp =
 	| { op: "unprotect"; ids: string[] }
 	| { op: "rebrief"; id: string; brief: string }
 	| { op: "dissolve"; id: string }
+	| { op: "restore"; id: string }
 	| { op: "mark"; mark: PendingMark }
 	| { op: "unmark"; id: string }
 	| { op: "clear-marks"; ids: string[] };
@@ -88,6 +89,8 @@ export function applyOp(data: FoldStateData, op: FoldOp): FoldStateData {
 			return { ...data, briefs: { ...data.briefs, [op.id]: op.brief } };
 		case "dissolve":
 			return { ...data, dissolved: withAll(data.dissolved, [op.id]), expanded: without(data.expanded, [op.id]) };
+		case "restore":
+			return { ...data, dissolved: without(data.dissolved, [op.id]) };
 		case "mark":
 			return { ...data, marks: [...data.marks.filter((mark) => mark.record.id !== op.mark.record.id), op.mark] };
 		case "unmark":
@@ -112,13 +115,18 @@ export function persistChange(
 	state: FoldState,
 	prefix: string,
 	records: readonly FoldRecord[],
-	ops: readonly FoldOp[],
+	requested: readonly FoldOp[],
 ): PersistPlan {
 	const types = stateEntryTypes(prefix);
 	const entries: PersistPlan["entries"] = records.map((record) => ({
 		customType: types.fold,
 		data: { v: STATE_FORMAT_VERSION, record },
 	}));
+	// Folding a span again after it was dissolved yields the same id; the new record must not stay dissolved.
+	const restores: FoldOp[] = records
+		.filter((record) => state.data.dissolved.includes(record.id))
+		.map((record) => ({ op: "restore", id: record.id }));
+	const ops = [...requested, ...restores];
 	const data = ops.reduce(applyOp, state.data);
 	let deltas = state.deltasSinceCheckpoint;
 	if (ops.length > 0) {
@@ -132,15 +140,30 @@ export function persistChange(
 	}
 	return {
 		entries,
-		state: { records: [...state.records, ...records], data, deltasSinceCheckpoint: deltas, skipped: state.skipped },
+		state: {
+			records: mergeRecords(state.records, records),
+			data,
+			deltasSinceCheckpoint: deltas,
+			skipped: state.skipped,
+		},
 	};
+}
+
+/** Add records, a later record with a known id replacing the earlier one in place. */
+function mergeRecords(existing: readonly FoldRecord[], added: readonly FoldRecord[]): FoldRecord[] {
+	const merged = [...existing];
+	for (const record of added) {
+		const at = merged.findIndex((known) => known.id === record.id);
+		if (at === -1) merged.push(record);
+		else merged[at] = record;
+	}
+	return merged;
 }
 
 /** Rebuild fold state from the active branch's custom entries. */
 export function rebuildState(branch: readonly SessionEntry[], prefix: string): FoldState {
 	const types = stateEntryTypes(prefix);
-	const records: FoldRecord[] = [];
-	const seen = new Set<string>();
+	let records: FoldRecord[] = [];
 	let data = EMPTY_STATE_DATA;
 	let deltas = 0;
 	let skipped = 0;
@@ -156,10 +179,8 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 		}
 		if (entry.customType === types.fold) {
 			const record = payload.record as FoldRecord;
-			if (isRecordShape(record) && !seen.has(record.id)) {
-				seen.add(record.id);
-				records.push(record);
-			} else if (!isRecordShape(record)) skipped++;
+			if (isRecordShape(record)) records = mergeRecords(records, [record]);
+			else skipped++;
 		} else if (entry.customType === types.delta) {
 			if (!Array.isArray(payload.ops)) {
 				skipped++;

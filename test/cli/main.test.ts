@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/main.ts";
-import { REAL_SESSIONS, sessionHeader } from "../fixtures/session.ts";
+import { parseReportArgs, runCli } from "../../src/cli/main.ts";
+import { UsageLogBuilder, usage } from "../fixtures/cost.ts";
+import { REAL_SESSIONS, sessionHeader, toJsonl } from "../fixtures/session.ts";
 
 describe("pi-fold report", () => {
 	it("summarizes the bundled sample when no path is given", () => {
@@ -41,5 +42,66 @@ describe("pi-fold report", () => {
 		expect(partial.stdout).toMatch(/Skipped lines \(1\):\n\s+line 2: last line is incomplete JSON/);
 		expect(runCli(["frobnicate"])).toMatchObject({ code: 2 });
 		expect(runCli(["report", "a", "b"]).stderr).toMatch(/one session path/);
+	});
+});
+
+describe("pi-fold report: cost", () => {
+	it("shows the sample's ledger, cache share and peak context, and says when no card is known", () => {
+		const { stdout } = runCli(["report"]);
+		expect(stdout).toMatch(/Cost:\n\s+Pi's ledger\s+\$0\.0089/);
+		expect(stdout).toMatch(/none known for sample\/sample-model \(6 requests left unpriced\)/);
+		expect(stdout).toMatch(/cache share\s+0\.821 /);
+		expect(stdout).toMatch(/peak request context\s+1,790 tokens \(entry s0000014\)/);
+		expect(stdout).toMatch(/above long context\s+no long-context tier/);
+	});
+
+	it("re-prices a real log with its catalog card and with a named card", () => {
+		const { code, stdout } = runCli(["report", "--rate-card", "gpt-5.6", REAL_SESSIONS.beforeCompaction]);
+		expect(code).toBe(0);
+		expect(stdout).toMatch(/Pi's ledger\s+\$42\.5959/);
+		expect(stdout).toMatch(
+			/catalog card\s+\$42\.59\d\d tiered, \$42\.59\d\d flat: anthropic\/claude-opus-4-5, 484 requests/,
+		);
+		expect(stdout).toMatch(/card gpt-5\.6\s+\$\d+\.\d{4} tiered/);
+		expect(stdout).toMatch(/cache share\s+0\.970 /);
+		expect(stdout).toMatch(/peak request context\s+184,915 tokens/);
+		expect(stdout).toMatch(/above long context\s+0 of 484 requests over 272,000 tokens/);
+		expect(runCli(["report", `--rate-card=gpt-5.6`, REAL_SESSIONS.beforeCompaction]).stdout).toBe(stdout);
+	});
+
+	it("reports the long-context surcharge and the requests that crossed the threshold", () => {
+		const log = new UsageLogBuilder();
+		log.user("go");
+		log.assistant("small", usage({ input: 1_000, output: 10 }));
+		log.user("more");
+		log.assistant("big", usage({ input: 2_001, cacheRead: 270_000, output: 1_000 }));
+		const dir = mkdtempSync(join(tmpdir(), "pi-fold-cost-"));
+		const path = join(dir, "long.jsonl");
+		writeFileSync(path, toJsonl(log.entries));
+		const { stdout } = runCli(["report", path, "--rate-card", "gpt-5.6"]);
+		// small: 1,000 × $5/M + 10 × $30/M = $0.0053 either way. big at the long tier:
+		// 2,001 × $10/M + 270,000 × $1/M + 1,000 × $45/M = $0.33501; flat: $0.175005.
+		expect(stdout).toMatch(/card gpt-5\.6\s+\$0\.3403 tiered, \$0\.1803 flat/);
+		expect(stdout).toMatch(/long-context surcharge \$0\.1600 on 1 request\n/);
+		expect(stdout).toMatch(/above long context\s+1 of 2 requests over 272,000 tokens/);
+		expect(stdout).toMatch(/peak request context\s+272,001 tokens/);
+	});
+
+	it("rejects bad flags with one line and exit 2", () => {
+		for (const args of [
+			["report", "--rate-card"],
+			["report", "--rate-card="],
+			["report", "--rate-card", "no-such-card"],
+			["report", "--rate-card", "gpt-5.6", "--rate-card", "gpt-5.6"],
+			["report", "--verbose"],
+		]) {
+			const result = runCli(args);
+			expect(result).toMatchObject({ code: 2, stdout: "" });
+			expect(result.stderr.split("\n")).toHaveLength(2);
+		}
+		expect(runCli(["report", "--rate-card", "nope"]).stderr).toMatch(/unknown rate card "nope" \(known: .*gpt-5\.6/);
+		expect(parseReportArgs(["--rate-card", "anthropic/claude-sonnet-4-5"])).toMatchObject({
+			rateCard: { name: "anthropic/claude-sonnet-4-5" },
+		});
 	});
 });

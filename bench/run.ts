@@ -1,0 +1,89 @@
+/**
+ * `npm run bench` / `node bench/run.ts [name...] [--runs N]`: run named
+ * benchmarks (all when none are named), print a summary, and write each
+ * result to bench/results/<name>.md with the command that reproduces it.
+ *
+ * Exit code: 0 when every selected benchmark ran or was skipped for missing
+ * optional data; 1 when one failed; 2 on bad arguments.
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { BENCHMARKS } from "./benchmarks.ts";
+import { BenchUnavailable, DEFAULT_RUNS, formatInput, machineFacts, renderResult, timeCases } from "./harness.ts";
+
+const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
+
+function fail(message: string): never {
+	process.stderr.write(`bench: ${message}\n`);
+	process.exit(2);
+}
+
+function parseArgs(argv: readonly string[]): { names: string[]; runs: number } {
+	const names: string[] = [];
+	let runs = DEFAULT_RUNS;
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i] ?? "";
+		if (arg === "--runs" || arg.startsWith("--runs=")) {
+			const value = arg === "--runs" ? argv[++i] : arg.slice("--runs=".length);
+			const parsed = Number(value);
+			if (!Number.isInteger(parsed) || parsed < 1)
+				fail(`--runs needs a positive integer, got ${JSON.stringify(value)}`);
+			runs = parsed;
+		} else if (arg.startsWith("-")) {
+			fail(`unknown option "${arg}"; usage: node bench/run.ts [name...] [--runs N]`);
+		} else {
+			names.push(arg);
+		}
+	}
+	const known = BENCHMARKS.map((bench) => bench.name);
+	for (const name of names) if (!known.includes(name)) fail(`unknown benchmark "${name}"; known: ${known.join(", ")}`);
+	return { names: names.length > 0 ? names : known, runs };
+}
+
+async function main(): Promise<number> {
+	const { names, runs } = parseArgs(process.argv.slice(2));
+	const machine = machineFacts();
+	let failed = 0;
+	for (const name of names) {
+		const bench = BENCHMARKS.find((candidate) => candidate.name === name);
+		if (!bench) continue;
+		process.stdout.write(`\n== ${bench.name}: ${bench.description}\n`);
+		let prepared: Awaited<ReturnType<typeof bench.prepare>>;
+		try {
+			prepared = await bench.prepare();
+		} catch (error) {
+			if (error instanceof BenchUnavailable && error.skip) {
+				process.stdout.write(`   skipped: ${error.message}\n`);
+				continue;
+			}
+			failed++;
+			process.stdout.write(`   FAILED: ${error instanceof Error ? error.message : String(error)}\n`);
+			continue;
+		}
+		const timings = timeCases(prepared.cases, runs);
+		for (const timing of timings) {
+			process.stdout.write(
+				`   ${timing.label.padEnd(44)} median ${timing.medianMs.toFixed(2).padStart(9)} ms  ` +
+					`[${timing.minMs.toFixed(2)} … ${timing.maxMs.toFixed(2)}]  ${formatInput(timing.input)}\n`,
+			);
+		}
+		const command = `npm run bench -- ${bench.name}${runs === DEFAULT_RUNS ? "" : ` --runs ${runs}`}`;
+		const body = renderResult({
+			bench,
+			prepared,
+			timings,
+			runs,
+			command,
+			date: new Date().toISOString(),
+			machine,
+		});
+		mkdirSync(RESULTS_DIR, { recursive: true });
+		const file = `${RESULTS_DIR}${bench.name}.md`;
+		writeFileSync(file, body);
+		process.stdout.write(`   wrote ${file}\n`);
+	}
+	return failed > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,340 @@
+/**
+ * The `active_context` actions (and `/fold-context`) as functions over one
+ * snapshot of the branch and fold state.
+ *
+ * An action never touches Pi: it reads the workspace, verifies bytes through
+ * the store, and returns the text for the model plus the change to persist
+ * (new records, state ops, and the rewrite causes the commit will carry).
+ * The runtime applies the change; a refused action returns no change, so
+ * nothing moves when arguments or state are wrong.
+ */
+
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
+import type { RewriteCause } from "./instrument.ts";
+import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "./lattice.ts";
+import { foldTree } from "./lattice-view.ts";
+import type { ResolvedOptions } from "./options.ts";
+import {
+	type FoldLattice,
+	type FoldOrigin,
+	type FoldRecord,
+	type FoldRefusal,
+	isFoldId,
+	isRefusal,
+	leafEntryIds,
+	unknownFold,
+} from "./records.ts";
+import type { FoldOp, FoldState } from "./state.ts";
+import { type BlobSlice, FoldIntegrityError, type FoldStore, FoldStoreError } from "./store.ts";
+import { PEEK_MAX_BYTES } from "./tool-schema.ts";
+import type { BranchView } from "./units.ts";
+
+/** Everything an action may read. */
+export interface FoldWorkspace {
+	branch: readonly SessionEntry[];
+	view: BranchView;
+	state: FoldState;
+	lattice: FoldLattice;
+	store: FoldStore;
+	options: ResolvedOptions;
+	cwd: string;
+	/** Branch index where the fresh tail starts; nothing at or after it folds. */
+	freshTailStart: number;
+	origin: FoldOrigin;
+}
+
+/** What an action wants persisted. */
+export interface FoldChange {
+	records: FoldRecord[];
+	ops: FoldOp[];
+	causes: RewriteCause[];
+}
+
+export interface ActionOutcome {
+	ok: boolean;
+	/** Refusal or error code when not ok. */
+	code?: string;
+	text: string;
+	change?: FoldChange;
+	/** The fold the action created or addressed. */
+	foldId?: string;
+}
+
+const failed = (code: string, text: string): ActionOutcome => ({ ok: false, code, text });
+const fromRefusal = (refused: FoldRefusal): ActionOutcome => failed(refused.code, refused.message);
+
+function foldOptions(ws: FoldWorkspace, brief?: string): FoldOptions {
+	return {
+		origin: ws.origin,
+		guards: { protectedEntryIds: new Set(ws.state.data.protected), freshTailStart: ws.freshTailStart },
+		brief: brief === undefined ? undefined : { text: brief, generator: "supplied" },
+		toolName: ws.options.toolName,
+		cwd: ws.cwd,
+	};
+}
+
+/** Refusal codes after which a span that is not one tool batch is retried as a chapter. */
+const CHAPTER_FALLBACK: ReadonlySet<string> = new Set(["not-a-tool-batch"]);
+
+/** Fold a named span: a consolidation when every id is a fold, else one tool batch, else a chapter. */
+export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?: string): Promise<ActionOutcome> {
+	const options = foldOptions(ws, brief);
+	let created: ReturnType<typeof createFold>;
+	if (ids.length >= 2 && ids.every((id) => isFoldId(id) && ws.lattice.folds.has(id))) {
+		created = consolidateFolds(ws.lattice, ws.view, ids, options);
+	} else {
+		const request = { first: ids[0] ?? "", last: ids.at(-1) };
+		created = createFold(ws.lattice, ws.view, { ...request, kind: "tool-batch" }, options);
+		if (isRefusal(created) && CHAPTER_FALLBACK.has(created.code)) {
+			created = createFold(ws.lattice, ws.view, { ...request, kind: "chapter" }, options);
+		}
+	}
+	if (isRefusal(created)) return fromRefusal(created);
+	const { record, plan } = created;
+	const stored = await storeSource(ws.store, plan.source, record.sourceHash);
+	if (stored) return stored;
+	const correction = plan.correction ? ` ${plan.correction.message.replace(/\.?$/, ".")}` : "";
+	return {
+		ok: true,
+		foldId: record.id,
+		text:
+			`Folded ${record.kind} ${record.id}: entries ${plan.firstEntryId}…${plan.lastEntryId} ` +
+			`(${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes) now show a ${record.sizes.briefBytes}-byte brief ` +
+			`from the next request on.${correction} Source sha256 ${record.sourceHash} is stored and verified.`,
+		change: { records: [record], ops: [], causes: ["commit"] },
+	};
+}
+
+async function storeSource(store: FoldStore, source: Uint8Array, hash: string): Promise<ActionOutcome | undefined> {
+	try {
+		await store.put(source, { expectedHash: hash });
+		return undefined;
+	} catch (error) {
+		return storeFailure(error);
+	}
+}
+
+function storeFailure(error: unknown): ActionOutcome {
+	if (error instanceof FoldIntegrityError) return failed("integrity", error.message);
+	if (error instanceof FoldStoreError) return failed(error.code, error.message);
+	throw error;
+}
+
+/** Leaf entries of a fold as they stand on the branch, or a refusal when any is missing. */
+function leafEntries(ws: FoldWorkspace, id: string): SessionEntry[] | FoldRefusal {
+	const leaves = leafEntryIds(ws.lattice, id);
+	if (isRefusal(leaves)) return leaves;
+	const entries: SessionEntry[] = [];
+	for (const leaf of leaves) {
+		const index = ws.view.indexById.get(leaf);
+		const entry = index === undefined ? undefined : ws.branch[index];
+		if (!entry) return unknownFold(id);
+		entries.push(entry);
+	}
+	return entries;
+}
+
+/**
+ * Read a fold's verified source. A missing blob is rebuilt from the session
+ * log (the ground truth) when the log still hashes to the record; a corrupt
+ * blob is an integrity error and is never papered over.
+ */
+async function readSource(
+	ws: FoldWorkspace,
+	record: FoldRecord,
+	offset?: number,
+	bytes?: number,
+): Promise<BlobSlice | ActionOutcome> {
+	try {
+		if (!(await ws.store.has(record.sourceHash))) {
+			const entries = leafEntries(ws, record.id);
+			if (isRefusal(entries)) return fromRefusal(entries);
+			const source = canonicalSpanBytes(entries);
+			if (sha256Hex(source) !== record.sourceHash) return sessionChanged(record);
+			await ws.store.put(source, { expectedHash: record.sourceHash });
+		}
+		return await ws.store.read(record.sourceHash, { offset, bytes });
+	} catch (error) {
+		return storeFailure(error);
+	}
+}
+
+function sessionChanged(record: FoldRecord): ActionOutcome {
+	return failed(
+		"integrity",
+		`Fold ${record.id}: the session entries it covers no longer hash to its source sha256 ${record.sourceHash}; the session log was edited. The fold stays folded. Peek shows the stored source; restore the log from a backup to expand it.`,
+	);
+}
+
+function findRecord(ws: FoldWorkspace, id: string): FoldRecord | ActionOutcome {
+	return ws.lattice.folds.get(id) ?? fromRefusal(unknownFold(id));
+}
+
+/** Exact verified source of one fold at any depth, optionally a byte slice. Changes nothing. */
+export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, bytes?: number): Promise<ActionOutcome> {
+	const record = findRecord(ws, id);
+	if ("ok" in record) return record;
+	const slice = await readSource(ws, record, offset ?? 0, bytes ?? PEEK_MAX_BYTES);
+	if ("ok" in slice) return slice;
+	const children = record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
+	const next =
+		slice.nextOffset === undefined
+			? "This is the end of the source."
+			: `More follows: ${ws.options.toolName} ${JSON.stringify({ action: "peek", id, offset: slice.nextOffset })}`;
+	const header = [
+		`Fold ${record.id} (${record.kind}), source sha256 ${record.sourceHash} verified.`,
+		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}, one canonical JSON session entry per line. ${next}`,
+		...(children.length > 0 ? [`Child folds, each peekable: ${children.join(", ")}.`] : []),
+		"The window is unchanged; expand restores this span in place.",
+	];
+	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
+}
+
+/** Restore a collapsed fold's source in place (one level: child folds stay collapsed). */
+export async function expandFold(ws: FoldWorkspace, id: string): Promise<ActionOutcome> {
+	const record = findRecord(ws, id);
+	if ("ok" in record) return record;
+	const row = foldTree(ws.lattice, ws.view, new Set(ws.state.data.expanded)).find((item) => item.id === id);
+	if (!row) return fromRefusal(unknownFold(id));
+	if (row.state === "expanded")
+		return failed(
+			"already-expanded",
+			`Fold ${id} is already expanded. Refold it with {"action":"refold","id":"${id}"}.`,
+		);
+	if (row.state === "hidden") {
+		return failed(
+			"inside-fold",
+			`Fold ${id} is inside collapsed fold ${row.parentId}. Expand ${row.parentId} first (outside-in), or peek ${id} without expanding.`,
+		);
+	}
+	const slice = await readSource(ws, record);
+	if ("ok" in slice) return slice;
+	const entries = leafEntries(ws, id);
+	if (isRefusal(entries)) return fromRefusal(entries);
+	if (sha256Hex(canonicalSpanBytes(entries)) !== record.sourceHash) return sessionChanged(record);
+	const children = record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
+	return {
+		ok: true,
+		foldId: id,
+		text:
+			`Expanded ${record.kind} ${id}: ${record.sizes.entryCount} entries (${record.sizes.sourceBytes} bytes, sha256 verified) ` +
+			`show their original content from the next request on.` +
+			(children.length > 0 ? ` Nested folds stay collapsed: ${children.join(", ")}.` : ""),
+		change: { records: [], ops: [{ op: "expand", id }], causes: ["expand"] },
+	};
+}
+
+/** Collapse an expanded fold again. */
+export function refoldFold(ws: FoldWorkspace, id: string): ActionOutcome {
+	const record = findRecord(ws, id);
+	if ("ok" in record) return record;
+	if (!ws.state.data.expanded.includes(id)) {
+		return failed(
+			"not-expanded",
+			`Fold ${id} is not expanded, so there is nothing to refold. Status (detail "tree") shows each fold's state.`,
+		);
+	}
+	return {
+		ok: true,
+		foldId: id,
+		text: `Refolded ${record.kind} ${id}: its brief replaces the span again from the next request on.`,
+		change: { records: [], ops: [{ op: "refold", id }], causes: ["refold"] },
+	};
+}
+
+/** Entry ids named directly or through a tool call id (the call and every result). */
+function resolveEntryIds(ws: FoldWorkspace, ids: readonly string[]): string[] | ActionOutcome {
+	const out: string[] = [];
+	for (const id of ids) {
+		if (ws.view.indexById.has(id)) out.push(id);
+		else if (ws.view.spans.has(id)) {
+			const span = ws.view.spans.get(id);
+			const indices = [span?.callIndex ?? -1, ...(span?.resultIndices ?? [])].filter((index) => index >= 0);
+			for (const index of indices) {
+				const entry = ws.branch[index];
+				if (entry) out.push(entry.id);
+			}
+		} else {
+			return failed(
+				"unknown-id",
+				`"${id}" is not an entry id or tool call id on this branch. Protection names entries (as status lists them) or tool call ids, not folds.`,
+			);
+		}
+	}
+	return [...new Set(out)];
+}
+
+/** Keep entries raw from now on. Never reveals or rewrites anything by itself. */
+export function protectEntries(ws: FoldWorkspace, ids: readonly string[], protect: boolean): ActionOutcome {
+	const resolved = resolveEntryIds(ws, ids);
+	if (!Array.isArray(resolved)) return resolved;
+	const current = new Set(ws.state.data.protected);
+	const changed = resolved.filter((id) => current.has(id) !== protect);
+	const verb = protect ? "Protected" : "Unprotected";
+	const note = protect
+		? " They will never be folded; protection changes nothing already in the window (a fold that already covers them stays until you expand it)."
+		: " They may be folded again.";
+	return {
+		ok: true,
+		text: `${verb} ${changed.length} entr${changed.length === 1 ? "y" : "ies"}${changed.length > 0 ? `: ${changed.join(", ")}` : ""} (${resolved.length - changed.length} already ${protect ? "protected" : "unprotected"}).${note}`,
+		change:
+			changed.length > 0
+				? { records: [], ops: [{ op: protect ? "protect" : "unprotect", ids: changed }], causes: [] }
+				: undefined,
+	};
+}
+
+/** Replace a brief that reads wrong: the agent's text, or a fresh deterministic brief. */
+export function rebrief(ws: FoldWorkspace, id: string, brief?: string): ActionOutcome {
+	const made = rebriefFold(ws.lattice, ws.view, id, {
+		brief: brief === undefined ? undefined : { text: brief, generator: "supplied" },
+		toolName: ws.options.toolName,
+		cwd: ws.cwd,
+	});
+	if (isRefusal(made)) return fromRefusal(made);
+	return {
+		ok: true,
+		foldId: id,
+		text: `Rebriefed ${made.record.kind} ${id} (${made.record.sizes.briefBytes} bytes); the new brief shows from the next request on.`,
+		change: { records: [], ops: [{ op: "rebrief", id, brief: made.record.brief }], causes: ["rebrief"] },
+	};
+}
+
+/** Dissolve a mis-cut top-level fold and, when `ids` are given, fold that span instead. */
+export async function reboundary(
+	ws: FoldWorkspace,
+	id: string,
+	ids?: readonly string[],
+	brief?: string,
+): Promise<ActionOutcome> {
+	const dissolved = dissolveFold(ws.lattice, id);
+	if (isRefusal(dissolved)) return fromRefusal(dissolved);
+	const dissolveOp: FoldOp = { op: "dissolve", id };
+	const released =
+		dissolved.released.length > 0 ? ` Its nested folds stand on their own: ${dissolved.released.join(", ")}.` : "";
+	if (!ids || ids.length === 0) {
+		return {
+			ok: true,
+			foldId: id,
+			text: `Dissolved ${id}; its entries show raw from the next request on.${released} Fold the span you meant with {"action":"fold","ids":[first,last]}.`,
+			change: { records: [], ops: [dissolveOp], causes: ["reboundary"] },
+		};
+	}
+	const refolded = await foldSpan({ ...ws, lattice: dissolved.lattice }, ids, brief);
+	if (!refolded.ok || !refolded.change) {
+		return { ...refolded, text: `Reboundary of ${id} refused, nothing changed: ${refolded.text}` };
+	}
+	if (refolded.foldId === id) {
+		return failed(
+			"same-span",
+			`The span you named snaps to exactly the span of ${id}; nothing to re-cut. Name different ends.`,
+		);
+	}
+	return {
+		ok: true,
+		foldId: refolded.foldId,
+		text: `Dissolved ${id}.${released} ${refolded.text}`,
+		change: { records: refolded.change.records, ops: [dissolveOp], causes: ["reboundary"] },
+	};
+}

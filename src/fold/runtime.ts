@@ -1,0 +1,220 @@
+/**
+ * The fold runtime's host shell: Pi events in, durable state and
+ * `context_edit` drafts out.
+ *
+ * Decisions (folds, expansions, …) change the in-memory fold state at once;
+ * their custom entries persist at the next turn boundary (or immediately when
+ * Pi is idle). The window changes only through `context_edit` drafts returned
+ * from `turn_end` / `agent_before_settle`, so Pi's own projection, token
+ * accounting, compaction and `/tree` see the folded window. When a request
+ * goes out before the edits are persisted (a `/fold-context` typed while
+ * idle), the `context` hook sends exactly the projection Pi will build once
+ * they are, so the bytes match. Every request feeds the append-only
+ * instrument.
+ */
+
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type {
+	ContextEditEntryDraft,
+	ExtensionAPI,
+	ExtensionContext,
+	SessionBoundaryDraft,
+	SessionEntry,
+} from "@earendil-works/pi-coding-agent";
+import { promptTokensOf } from "../session/tokens.ts";
+import type { ActionOutcome, FoldChange, FoldWorkspace } from "./actions.ts";
+import {
+	announce,
+	emptyInstrument,
+	type InstrumentState,
+	messageDigest,
+	observeRequest,
+	observeUsage,
+	type RewriteCause,
+} from "./instrument.ts";
+import { editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
+import type { ResolvedOptions } from "./options.ts";
+import type { FoldOrigin } from "./records.ts";
+import { currentBrief, emptyFoldState, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
+import { type StatusDetails, statusDetails } from "./status.ts";
+import { createMemoryFoldStore, type FoldStore } from "./store.ts";
+import { openFileFoldStore } from "./store-file.ts";
+import { analyzeBranch } from "./units.ts";
+
+export class FoldRuntime {
+	readonly options: ResolvedOptions;
+	private readonly pi: ExtensionAPI;
+	private state: FoldState = emptyFoldState();
+	private instrumentState: InstrumentState = emptyInstrument();
+	private store: FoldStore = createMemoryFoldStore();
+	/** Custom entries decided mid-turn, persisted at the next boundary. */
+	private queued: { customType: string; data: unknown }[] = [];
+	/** Why the next window rewrite happens; handed to the instrument when edits land. */
+	private causes = new Set<RewriteCause>();
+
+	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
+		this.pi = pi;
+		this.options = options;
+	}
+
+	/** Wire the runtime to Pi's events. */
+	register(): void {
+		const pi = this.pi;
+		pi.on("session_start", (_event, ctx) => this.reset(ctx));
+		pi.on("session_tree", (_event, ctx) => this.reset(ctx));
+		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
+		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("agent_settled", () => this.flushQueued());
+		pi.on("session_compact", () => {
+			this.instrumentState = announce(this.instrumentState, "compaction");
+		});
+		pi.on("message_end", (event) => {
+			const message = event.message;
+			if (message.role !== "assistant" || !message.usage) return;
+			this.instrumentState = observeUsage(
+				this.instrumentState,
+				promptTokensOf(message.usage),
+				message.usage.cacheRead ?? 0,
+			);
+		});
+	}
+
+	/** Rebuild everything from the active branch (start, resume, reload, tree navigation). */
+	private reset(ctx: ExtensionContext): void {
+		const manager = ctx.sessionManager;
+		this.state = rebuildState(manager.getBranch(), this.options.entryTypePrefix);
+		this.queued = [];
+		this.causes.clear();
+		const file = manager.getSessionFile();
+		this.store = file
+			? openFileFoldStore({ sessionDir: manager.getSessionDir(), sessionId: manager.getSessionId() })
+			: createMemoryFoldStore();
+	}
+
+	/** A snapshot for actions. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
+	workspace(ctx: ExtensionContext, origin: FoldOrigin): FoldWorkspace {
+		const branch = ctx.sessionManager.getBranch();
+		return {
+			branch,
+			view: analyzeBranch(branch, { readOnlyTools: this.options.readOnlyTools }),
+			state: this.state,
+			lattice: liveLattice(this.state),
+			store: this.store,
+			options: this.options,
+			cwd: ctx.cwd,
+			freshTailStart: freshTailStart(branch, origin),
+			origin,
+		};
+	}
+
+	/** Apply an action's change to the state and make it durable. */
+	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
+		const change: FoldChange | undefined = outcome.change;
+		if (!outcome.ok || !change) return;
+		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, change.ops);
+		this.state = plan.state;
+		for (const cause of change.causes) this.causes.add(cause);
+		this.queued.push(...plan.entries);
+		if (ctx.isIdle()) this.flushQueued();
+	}
+
+	private flushQueued(): void {
+		const queued = this.queued;
+		this.queued = [];
+		for (const entry of queued) this.pi.appendEntry(entry.customType, entry.data);
+	}
+
+	/** Edits that move the persisted window to the current fold state. */
+	pendingDrafts(
+		ctx: ExtensionContext,
+		branch: readonly SessionEntry[] = ctx.sessionManager.getBranch(),
+	): ContextEditEntryDraft[] {
+		const projected = new Set(ctx.sessionManager.buildSessionProjection().entries.map((entry) => entry.sourceEntry.id));
+		const plan = planWindow(branch, {
+			lattice: liveLattice(this.state),
+			expanded: new Set(this.state.data.expanded),
+			briefOf: (record) => currentBrief(this.state, record),
+			brandNoun: this.options.brandNoun,
+		});
+		return editDrafts(branch, plan, (id) => projected.has(id));
+	}
+
+	/** Hand the causes of the rewrite about to happen to the instrument. */
+	private announceCauses(): void {
+		if (this.causes.size === 0) this.causes.add("commit");
+		for (const cause of this.causes) this.instrumentState = announce(this.instrumentState, cause);
+		this.causes.clear();
+	}
+
+	private onBoundary(
+		proposed: readonly SessionBoundaryDraft[],
+		ctx: ExtensionContext,
+	): { entries: SessionBoundaryDraft[] } | undefined {
+		const drafts = this.pendingDrafts(ctx);
+		if (drafts.length === 0 && this.queued.length === 0) return undefined;
+		const custom: SessionBoundaryDraft[] = this.queued.map((entry) => ({ type: "custom", ...entry }));
+		this.queued = [];
+		if (drafts.length > 0) this.announceCauses();
+		return { entries: [...proposed, ...custom, ...drafts] };
+	}
+
+	private onContext(messages: AgentMessage[], ctx: ExtensionContext): { messages: AgentMessage[] } | undefined {
+		const branch = ctx.sessionManager.getBranch();
+		const drafts = this.pendingDrafts(ctx, branch);
+		let sent = messages;
+		if (drafts.length > 0) {
+			const persisted = ctx.sessionManager.buildSessionProjection().messages;
+			// Only replace what Pi built from the session; anything another handler appended stays after it.
+			if (startsWith(messages, persisted)) {
+				sent = [...projectWithDrafts(branch, drafts), ...messages.slice(persisted.length)];
+				this.announceCauses();
+			}
+		}
+		this.instrumentState = observeRequest(this.instrumentState, sent).state;
+		return sent === messages ? undefined : { messages: sent };
+	}
+
+	status(ctx: ExtensionContext): StatusDetails {
+		const ws = this.workspace(ctx, "command");
+		const usage = ctx.getContextUsage();
+		return statusDetails({
+			lattice: ws.lattice,
+			view: ws.view,
+			state: this.state,
+			instrument: this.instrumentState,
+			budget: {
+				tokens: usage?.tokens ?? null,
+				descriptor: ctx.model?.contextWindow ?? usage?.contextWindow,
+				providerTotalWindow: this.options.providerTotalWindow,
+				outputReservation: ctx.model?.maxTokens,
+			},
+			store: { kind: this.store.kind, location: this.store.location },
+			pendingEdits: this.pendingDrafts(ctx, ws.branch).length,
+		});
+	}
+}
+
+function startsWith(messages: readonly AgentMessage[], prefix: readonly AgentMessage[]): boolean {
+	if (prefix.length > messages.length) return false;
+	for (let index = 0; index < prefix.length; index++) {
+		const a = messages[index];
+		const b = prefix[index];
+		if (a !== b && messageDigest(a) !== messageDigest(b)) return false;
+	}
+	return true;
+}
+
+/**
+ * Where the fresh tail starts. For the agent: the latest assistant response,
+ * which is still in flight while its tool calls run. For a command typed
+ * while idle: the latest user message, so the exchange in progress stays raw.
+ */
+export function freshTailStart(branch: readonly SessionEntry[], origin: FoldOrigin): number {
+	const role = origin === "agent" ? "assistant" : "user";
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const entry = branch[index];
+		if (entry?.type === "message" && entry.message.role === role) return index;
+	}
+	return branch.length;
+}

@@ -1,0 +1,112 @@
+/**
+ * Registration of the `active_context` tool: argument checks, dispatch to
+ * the actions, and the result the model sees (text plus structured details).
+ */
+
+import type { AgentToolResult } from "@earendil-works/pi-agent-core";
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import {
+	type ActionOutcome,
+	expandFold,
+	foldSpan,
+	peekFold,
+	protectEntries,
+	reboundary,
+	rebrief,
+	refoldFold,
+} from "./actions.ts";
+import type { ToolAction } from "./options.ts";
+import type { FoldRuntime } from "./runtime.ts";
+import { formatStatus, type StatusDetails } from "./status.ts";
+import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } from "./tool-schema.ts";
+
+export interface ToolDetails {
+	action: string;
+	ok: boolean;
+	code?: string;
+	foldId?: string;
+	status: StatusDetails;
+}
+
+function description(toolName: string, actions: readonly ToolAction[]): string {
+	return [
+		"Manage your own context window losslessly. Stale spans fold into short briefs; the exact originals stay stored and SHA-256 verified, one call away.",
+		`Actions: ${actions.join(", ")}.`,
+		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold).',
+		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
+		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice). expand {"id"}: restore it in place (outside-in). refold {"id"}: collapse it again.',
+		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
+		`Folds land at the end of the current turn, in one rewrite. Example: ${toolName} {"action":"fold","ids":["<first id>","<last id>"]}`,
+	].join("\n");
+}
+
+export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): void {
+	const { toolName, toolLabel, toolActions } = runtime.options;
+	pi.registerTool({
+		name: toolName,
+		label: toolLabel,
+		description: description(toolName, toolActions),
+		promptSnippet: `${toolName}: fold stale spans of your own transcript into briefs, peek or expand them back exactly`,
+		parameters: toolParameters(toolActions),
+		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<ToolDetails>> {
+			const checked = validateToolArgs(params, toolActions);
+			const action =
+				typeof (params as { action?: unknown }).action === "string"
+					? String((params as { action: string }).action)
+					: "unknown";
+			const outcome = isArgumentError(checked)
+				? { ok: false, code: checked.code, text: checked.message }
+				: await runAction(runtime, checked, ctx);
+			runtime.apply(outcome, ctx);
+			const full = runtime.status(ctx);
+			// Per-message digests only for status: every result is persisted in the session file.
+			const status =
+				checked && !isArgumentError(checked) && checked.action === "status" ? full : { ...full, digests: [] };
+			const text =
+				checked && !isArgumentError(checked) && checked.action === "status"
+					? formatStatus(full, { tree: checked.detail === "tree", toolName })
+					: outcome.ok
+						? outcome.text
+						: `Error (${outcome.code ?? "refused"}): ${outcome.text} Nothing changed.`;
+			return {
+				content: [{ type: "text", text }],
+				details: { action, ok: outcome.ok, code: outcome.code, foldId: outcome.foldId, status },
+				isError: !outcome.ok,
+			};
+		},
+	});
+}
+
+async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: ExtensionContext): Promise<ActionOutcome> {
+	const ws = runtime.workspace(ctx, "agent");
+	const id = params.id ?? "";
+	const ids = params.ids ?? [];
+	switch (params.action) {
+		case "status":
+			return { ok: true, text: "" };
+		case "fold":
+			return foldSpan(ws, ids, params.brief);
+		case "peek":
+			return peekFold(ws, id, params.offset, params.bytes);
+		case "expand":
+			return expandFold(ws, id);
+		case "refold":
+			return refoldFold(ws, id);
+		case "protect":
+			return protectEntries(ws, ids, true);
+		case "unprotect":
+			return protectEntries(ws, ids, false);
+		case "rebrief":
+			return rebrief(ws, id, params.brief);
+		case "reboundary":
+			return reboundary(ws, id, params.ids, params.brief);
+		case "unmark":
+			return {
+				ok: false,
+				code: "not-available",
+				text: 'unmark withdraws pending marks, which exist only with foldScheduling "epoch"; this session applies folds immediately.',
+			};
+		default:
+			return { ok: false, code: "invalid-arguments", text: `Unknown action ${JSON.stringify(params.action)}.` };
+	}
+}

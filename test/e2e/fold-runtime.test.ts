@@ -1,0 +1,162 @@
+/**
+ * The fold runtime in the real Pi 1.6.0 host (SDK, faux model): folding,
+ * peeking and expanding through the `active_context` tool, checked against
+ * the exact messages each request carried.
+ */
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { JsonObject, Message } from "@earendil-works/pi-ai";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import { registerCommands } from "../../src/fold/commands.ts";
+import { resolveOptions } from "../../src/fold/options.ts";
+import { FoldRuntime } from "../../src/fold/runtime.ts";
+import { registerContextTool } from "../../src/fold/tool.ts";
+import { canonicalJson } from "../../src/session/canonical.ts";
+import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
+
+const SECRET_A = "ALPHA-CONTENT-7f3a";
+const SECRET_B = "BRAVO-CONTENT-91c2";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Harness with the fold runtime loaded; the runtime is returned so tests can read its instrument. */
+async function foldHarness(persist = false): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
+	let runtime: FoldRuntime | undefined;
+	const extension = (pi: ExtensionAPI) => {
+		runtime = new FoldRuntime(pi, resolveOptions());
+		runtime.register();
+		registerContextTool(pi, runtime);
+		registerCommands(pi, runtime);
+	};
+	const harness = await createSdkHarness({ extensions: [extension], tools: ["read", "active_context"], persist });
+	cleanups.push(() => harness.dispose());
+	writeFileSync(join(harness.cwd, "a.txt"), `${SECRET_A}\n`);
+	writeFileSync(join(harness.cwd, "b.txt"), `${SECRET_B}\n`);
+	return {
+		harness,
+		runtime: () => {
+			if (!runtime) throw new Error("fold runtime not loaded");
+			return runtime;
+		},
+	};
+}
+
+const withoutSystem = (messages: readonly Message[]) => messages.filter((m) => m.role !== "system");
+const text = (messages: readonly Message[]) => canonicalJson(withoutSystem(messages));
+
+/** Read both files in one tool batch, then fold it through the tool. Returns the fold id. */
+async function readThenFold(harness: SdkHarness, runtime: () => FoldRuntime): Promise<string> {
+	harness.enqueue(
+		callTools([toolCall("read", { path: "a.txt" }, "call_a"), toolCall("read", { path: "b.txt" }, "call_b")]),
+		reply("Read both files."),
+	);
+	await harness.run("Read a.txt and b.txt.");
+	harness.enqueue(
+		callTools([toolCall("active_context", { action: "fold", ids: ["call_a"] }, "call_fold")]),
+		reply("Folded."),
+	);
+	await harness.run("Fold the reads.");
+	const status = runtime().status(harness.session.extensionRunner.createContext());
+	const fold = status.folds[0];
+	if (!fold) throw new Error("no fold was created");
+	return fold.id;
+}
+
+describe("fold runtime in Pi", () => {
+	it("folds a tool batch: the next request carries the brief and none of the folded bytes", async () => {
+		const { harness, runtime } = await foldHarness();
+		const id = await readThenFold(harness, runtime);
+		const beforeFold = harness.requests[2]?.messages ?? [];
+		expect(text(beforeFold)).toContain(SECRET_A);
+		const afterFold = harness.requests.at(-1)?.messages ?? [];
+		const window = text(afterFold);
+		expect(window).not.toContain(SECRET_A);
+		expect(window).not.toContain(SECRET_B);
+		expect(window).toContain(`fold ${id}`);
+		const brief = withoutSystem(afterFold).find((m) => m.role === "toolResult" && m.toolCallId === "call_a");
+		expect(JSON.stringify(brief?.content)).toContain(
+			JSON.stringify(`active_context {"action":"peek","id":"${id}"}`).slice(1, -1),
+		);
+		// Call/result shells stay, so the provider sees every call answered.
+		expect(
+			withoutSystem(afterFold)
+				.filter((m) => m.role === "toolResult")
+				.map((m) => (m as { toolCallId: string }).toolCallId),
+		).toEqual(["call_a", "call_b", "call_fold"]);
+		// Pi's own accounting reflects the folded window.
+		const projection = harness.session.sessionManager.buildSessionProjection();
+		expect(canonicalJson(projection.messages)).not.toContain(SECRET_A);
+		expect(runtime().status(harness.session.extensionRunner.createContext()).instrument.unattributed).toBe(0);
+	});
+
+	it("peek returns the exact bytes as a pure append; expand restores byte-identical messages", async () => {
+		const { harness, runtime } = await foldHarness();
+		const id = await readThenFold(harness, runtime);
+		const neverFolded = withoutSystem(harness.requests[2]?.messages ?? []);
+
+		harness.enqueue(callTools([toolCall("active_context", { action: "peek", id }, "call_peek")]), reply("Peeked."));
+		await harness.run("Peek at it.");
+		const beforePeek = harness.requests.at(-3)?.messages ?? [];
+		const peekRequest = harness.requests.at(-1)?.messages ?? [];
+		const peekResult = withoutSystem(peekRequest).find((m) => m.role === "toolResult" && m.toolCallId === "call_peek");
+		const peekText = canonicalJson(peekResult);
+		expect(peekText).toContain(SECRET_A);
+		expect(peekText).toContain("verified");
+		// Pure append: the request before the peek result is a prefix of the one after it.
+		expect(text(peekRequest).startsWith(text(beforePeek).slice(0, -1))).toBe(true);
+
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "expand", id }, "call_expand")]),
+			reply("Expanded."),
+		);
+		await harness.run("Expand it.");
+		const expanded = withoutSystem(harness.requests.at(-1)?.messages ?? []);
+		// The span the fold covered is byte-identical to the never-folded request.
+		expect(canonicalJson(expanded.slice(0, neverFolded.length))).toBe(canonicalJson(neverFolded));
+		const instrument = runtime().status(harness.session.extensionRunner.createContext()).instrument;
+		expect(instrument.unattributed).toBe(0);
+		expect(instrument.history.map((event) => event.causes)).toEqual([["commit"], ["expand"]]);
+	});
+
+	it("refuses malformed arguments with a clear error and changes nothing", async () => {
+		const { harness, runtime } = await foldHarness();
+		const id = await readThenFold(harness, runtime);
+		const bad: [string, JsonObject][] = [
+			["bad_type", { action: "peek", id: 42 }],
+			["bad_action", { action: "explode" }],
+			["no_id", { action: "expand" }],
+			["path_id", { action: "peek", id: "../../etc/passwd" }],
+			["unknown_id", { action: "expand", id: "f-000000000000" }],
+		];
+		const before = harness.session.sessionManager.getBranch().filter((e) => e.type !== "message").length;
+		harness.enqueue(
+			callTools(bad.map(([name, args]) => toolCall("active_context", args, `call_${name}`))),
+			reply("Done."),
+		);
+		await harness.run("Try these.");
+		const results = withoutSystem(harness.requests.at(-1)?.messages ?? []).filter(
+			(m): m is Extract<Message, { role: "toolResult" }> =>
+				m.role === "toolResult" && m.toolCallId.startsWith("call_") && bad.some(([n]) => m.toolCallId === `call_${n}`),
+		);
+		expect(results).toHaveLength(bad.length);
+		for (const result of results) {
+			expect(result.isError).toBe(true);
+			expect(canonicalJson(result.content).length).toBeGreaterThan(20);
+		}
+		const byId = Object.fromEntries(results.map((r) => [r.toolCallId, canonicalJson(r.content)]));
+		expect(byId.call_unknown_id).toContain("status");
+		expect(byId.call_no_id).toMatch(/id/);
+		// Nothing changed: no new state or edit entries, and the fold is still collapsed.
+		const after = harness.session.sessionManager.getBranch().filter((e) => e.type !== "message").length;
+		expect(after).toBe(before);
+		expect(runtime().status(harness.session.extensionRunner.createContext()).folds[0]).toMatchObject({
+			id,
+			state: "collapsed",
+		});
+	});
+});
