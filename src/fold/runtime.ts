@@ -164,10 +164,11 @@ export class FoldRuntime {
 		const drafts = this.pendingDrafts(ctx, branch);
 		let sent = messages;
 		if (drafts.length > 0) {
-			const persisted = ctx.sessionManager.buildSessionProjection().messages;
+			// The context event carries no system messages; compare and replace like for like.
+			const persisted = withoutSystem(ctx.sessionManager.buildSessionProjection().messages);
 			// Only replace what Pi built from the session; anything another handler appended stays after it.
 			if (startsWith(messages, persisted)) {
-				sent = [...projectWithDrafts(branch, drafts), ...messages.slice(persisted.length)];
+				sent = [...withoutSystem(projectWithDrafts(branch, drafts)), ...messages.slice(persisted.length)];
 				this.announceCauses();
 			}
 		}
@@ -193,6 +194,10 @@ export class FoldRuntime {
 			pendingEdits: this.pendingDrafts(ctx, ws.branch).length,
 		});
 	}
+}
+
+function withoutSystem(messages: readonly AgentMessage[]): AgentMessage[] {
+	return messages.filter((message) => message.role !== "system");
 }
 
 function startsWith(messages: readonly AgentMessage[], prefix: readonly AgentMessage[]): boolean {

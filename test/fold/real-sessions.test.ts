@@ -1,14 +1,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { BRIEF_MAX_CHARS, recallCalls } from "../../src/fold/brief.ts";
 import { consolidateFolds, createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice.ts";
 import { checkLattice, foldTree, visibleLayout } from "../../src/fold/lattice-view.ts";
+import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
 import { emptyLattice, type FoldLattice, isRefusal, latticeFromRecords, leafEntryIds } from "../../src/fold/records.ts";
 import { openFileFoldStore } from "../../src/fold/store-file.ts";
 import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/units.ts";
-import { canonicalSpanBytes } from "../../src/session/canonical.ts";
+import { canonicalJson, canonicalSpanBytes } from "../../src/session/canonical.ts";
 import { REAL_SESSIONS, realBranch } from "../fixtures/fold.ts";
 
 /** Fold every completed tool batch, then every closed chapter, then consolidate neighbouring top-level folds. */
@@ -142,5 +145,53 @@ describe.each(Object.entries(REAL_SESSIONS))("folding the real %s session", (nam
 		}
 		expect(refusedTail).toBeGreaterThan(0);
 		expect(foldTree(guarded, view).every((row) => row.end <= freshTailStart)).toBe(true);
+	});
+});
+
+describe.each(Object.entries(REAL_SESSIONS))("the model window of the real %s session", (_name, path) => {
+	const view = analyzeBranch(realBranch(path));
+	const { lattice } = foldEverything(view);
+	const branch = [...view.entries];
+	const originalWindow = canonicalJson(buildSessionProjection(branch, branch.at(-1)?.id).messages);
+	const inWindow = new Set(buildSessionProjection(branch, branch.at(-1)?.id).entries.map((e) => e.sourceEntry.id));
+	const planFor = (on: SessionEntry[], expanded: ReadonlySet<string>) =>
+		planWindow(on, { lattice, expanded, briefOf: (record) => record.brief, brandNoun: "active-context" });
+
+	/** Persist drafts as Pi would (context_edit entries at the leaf) and return the new branch. */
+	const persist = (on: SessionEntry[], drafts: readonly ContextEditEntryDraft[]): SessionEntry[] => {
+		const out = [...on];
+		for (const draft of drafts)
+			out.push({ ...draft, id: `edit-${out.length}`, parentId: out.at(-1)?.id ?? null, timestamp: "t" });
+		return out;
+	};
+	const windowOf = (on: SessionEntry[]) => buildSessionProjection(on, on.at(-1)?.id).messages;
+
+	it("folded: the window shrinks, every call keeps its result, and expanding everything restores it byte for byte", () => {
+		const folded = persist(
+			branch,
+			editDrafts(branch, planFor(branch, new Set()), (id) => inWindow.has(id)),
+		);
+		const foldedWindow = windowOf(folded);
+		expect(canonicalJson(foldedWindow).length).toBeLessThan(originalWindow.length / 2);
+		// Tool calls and results still pair one to one in the folded window.
+		const calls = foldedWindow.flatMap((m) =>
+			m.role === "assistant" ? m.content.filter((c) => c.type === "toolCall").map((c) => c.id) : [],
+		);
+		const results = foldedWindow.flatMap((m) => (m.role === "toolResult" ? [m.toolCallId] : []));
+		expect(new Set(results).size).toBe(results.length);
+		for (const id of results) expect(calls).toContain(id);
+
+		const all = new Set(lattice.folds.keys());
+		const restored = persist(
+			folded,
+			editDrafts(folded, planFor(folded, all), (id) => inWindow.has(id)),
+		);
+		expect(canonicalJson(windowOf(restored))).toBe(originalWindow);
+		// Refold everything again and expand once more: still exact.
+		const refolded = persist(
+			restored,
+			editDrafts(restored, planFor(restored, new Set()), (id) => inWindow.has(id)),
+		);
+		expect(canonicalJson(windowOf(refolded))).toBe(canonicalJson(foldedWindow));
 	});
 });
