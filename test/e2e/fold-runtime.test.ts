@@ -35,7 +35,8 @@ async function foldHarness(persist = false): Promise<{ harness: SdkHarness; runt
 	};
 	const harness = await createSdkHarness({ extensions: [extension], tools: ["read", "active_context"], persist });
 	cleanups.push(() => harness.dispose());
-	writeFileSync(join(harness.cwd, "a.txt"), `${SECRET_A}\n`);
+	// a.txt is large enough that folding it visibly shrinks the window (~5k tokens).
+	writeFileSync(join(harness.cwd, "a.txt"), `${SECRET_A}\n${"alpha line of filler text\n".repeat(800)}`);
 	writeFileSync(join(harness.cwd, "b.txt"), `${SECRET_B}\n`);
 	return {
 		harness,
@@ -160,3 +161,49 @@ describe("fold runtime in Pi", () => {
 		});
 	});
 });
+
+describe("every window-changing verb is one attributed rewrite", () => {
+	it("expand, refold, rebrief and reboundary each land as one rewrite with their own cause", async () => {
+		const { harness, runtime } = await foldHarness();
+		const ctx = () => harness.session.extensionRunner.createContext();
+		harness.enqueue(callTools([toolCall("read", { path: "a.txt" }, "call_a")]), reply("Read a."));
+		await harness.run("Read a.txt.");
+		harness.enqueue(callTools([toolCall("read", { path: "b.txt" }, "call_b")]), reply("Read b."));
+		await harness.run("Read b.txt.");
+		const act = async (args: JsonObject, callId: string) => {
+			harness.enqueue(callTools([toolCall("active_context", args, callId)]), reply("ok"));
+			await harness.run(`Do ${callId}.`);
+			const result = withoutSystem(harness.requests.at(-1)?.messages ?? []).find(
+				(m) => m.role === "toolResult" && m.toolCallId === callId,
+			);
+			expect(result && "isError" in result && result.isError).toBe(false);
+		};
+		const tokensRaw = ctx().getContextUsage()?.tokens ?? 0;
+		expect(tokensRaw).toBeGreaterThan(5000);
+		await act({ action: "fold", ids: ["call_a"] }, "call_fold");
+		const id = runtime().status(ctx()).folds[0]?.id ?? "";
+		// Pi's own accounting sees the folded window once the boundary has committed it.
+		expect(ctx().getContextUsage()?.tokens ?? 0).toBeLessThan(tokensRaw - 4000);
+		await act({ action: "expand", id }, "call_expand");
+		await act({ action: "refold", id }, "call_refold");
+		await act({ action: "rebrief", id, brief: "Read a.txt; it holds the alpha marker." }, "call_rebrief");
+		expect(lastWindow(harness)).toContain("it holds the alpha marker");
+		await act({ action: "reboundary", id, ids: ["call_a", "call_b"] }, "call_reboundary");
+		await act({ action: "protect", ids: ["call_b"] }, "call_protect");
+		const instrument = runtime().status(ctx()).instrument;
+		expect(instrument.unattributed).toBe(0);
+		expect(instrument.history.map((event) => event.causes)).toEqual([
+			["commit"],
+			["expand"],
+			["refold"],
+			["rebrief"],
+			["reboundary"],
+		]);
+		// protect moved nothing: the request after it was an append.
+		expect(instrument.lastKind).toBe("append");
+	});
+});
+
+function lastWindow(harness: SdkHarness): string {
+	return JSON.stringify(withoutSystem(harness.requests.at(-1)?.messages ?? []));
+}
