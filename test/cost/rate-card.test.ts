@@ -10,6 +10,7 @@ import {
 	rateCardFromModelCost,
 	ratesFor,
 } from "../../src/cost/rate-card.ts";
+import { zeroUsage } from "../fixtures/common.ts";
 import { testCard, usage } from "../fixtures/cost.ts";
 
 const gpt56 = NAMED_RATE_CARDS["gpt-5.6"]!;
@@ -83,15 +84,7 @@ describe("rate cards by name", () => {
 		];
 		for (const [provider, id, partial] of cases) {
 			const model = catalogModel(provider, id)!;
-			const full: Usage = {
-				input: 0,
-				output: 0,
-				cacheRead: 0,
-				cacheWrite: 0,
-				totalTokens: 0,
-				cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-				...partial,
-			};
+			const full: Usage = { ...zeroUsage(), ...partial };
 			const expected = calculateCost(model, full).total;
 			const ours = priceRequest(catalogRateCard(provider, id)!, usage(partial)).cost.total;
 			expect(ours).toBeCloseTo(expected, 12);

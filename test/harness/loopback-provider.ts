@@ -5,9 +5,10 @@
  * (the only request Pi's `openai-completions` api sends), records every request
  * body, refuses (HTTP 400) any request a real provider would refuse for broken
  * tool pairing, reports simulated prompt-cache reads in the streamed usage, and
- * plays scripted replies (text, tool calls) as server-sent events. When the script
- * runs out it answers with a short fixed text. The rules themselves live in
- * provider-rules.ts; this file is the thin adapter around them.
+ * plays scripted replies (text, tool calls) as server-sent events, or scripted
+ * provider errors (an HTTP status with an error body, e.g. a context overflow).
+ * When the script runs out it answers with a short fixed text. The rules
+ * themselves live in provider-rules.ts; this file is the thin adapter around them.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -44,8 +45,23 @@ export interface ScriptedReply {
 	toolCalls?: ScriptedToolCall[];
 }
 
-/** A script step: a fixed reply, or one computed from the request it answers. */
-export type ScriptStep = ScriptedReply | ((request: RecordedRequest) => ScriptedReply);
+/** A scripted provider error: the request is answered with `status` and an OpenAI-style error body. */
+export interface ScriptedFailure {
+	fail: { status: number; message: string };
+}
+
+/** A script step: a fixed reply or error, or one computed from the request it answers. */
+export type ScriptStep =
+	| ScriptedReply
+	| ScriptedFailure
+	| ((request: RecordedRequest) => ScriptedReply | ScriptedFailure);
+
+/**
+ * Error text of a context-window overflow, in the wording OpenRouter-style
+ * OpenAI-compatible providers use; pi-ai's `isContextOverflow` recognizes it.
+ */
+export const OVERFLOW_ERROR_MESSAGE =
+	"This endpoint's maximum context length is 128000 tokens. However, you requested about 250000 tokens.";
 
 /** A request the loopback provider received, with what it made of it. */
 export interface RecordedRequest {
@@ -59,8 +75,10 @@ export interface RecordedRequest {
 	cache: PromptCacheUsage;
 	/** Pairing defects; non-empty means the request was refused with HTTP 400. */
 	defects: PairingDefect[];
-	/** What was streamed back; undefined for a refused request. */
+	/** What was streamed back; undefined for a refused or failed request. */
 	reply?: ScriptedReply;
+	/** The scripted error this request was answered with, if any. */
+	failure?: ScriptedFailure["fail"];
 }
 
 /** A refused request's defect, tagged with the request it came from. */
@@ -99,6 +117,20 @@ export function say(text: string): ScriptedReply {
 /** A reply that calls tools, optionally after some text. */
 export function callTools(calls: ScriptedToolCall[], text?: string): ScriptedReply {
 	return text === undefined ? { toolCalls: calls } : { text, toolCalls: calls };
+}
+
+/** A provider error reply with an HTTP status and message. */
+export function failWith(status: number, message: string): ScriptedFailure {
+	return { fail: { status, message } };
+}
+
+/** A context-overflow error (HTTP 400), as a provider sends when the prompt exceeds the window. */
+export function overflowError(): ScriptedFailure {
+	return failWith(400, OVERFLOW_ERROR_MESSAGE);
+}
+
+function isFailure(step: ScriptedReply | ScriptedFailure): step is ScriptedFailure {
+	return "fail" in step;
 }
 
 /** Start a loopback provider on 127.0.0.1 at a free port. */
@@ -142,9 +174,17 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			});
 			return;
 		}
-		acceptedPrompts.push(prompt);
 		const step = script.shift();
-		const reply = step === undefined ? say(LOOPBACK_FALLBACK_TEXT) : typeof step === "function" ? step(recorded) : step;
+		const played =
+			step === undefined ? say(LOOPBACK_FALLBACK_TEXT) : typeof step === "function" ? step(recorded) : step;
+		if (isFailure(played)) {
+			recorded.failure = played.fail;
+			sendJson(res, played.fail.status, { error: { message: played.fail.message, type: "invalid_request_error" } });
+			return;
+		}
+		// Only answered prompts can be cached.
+		acceptedPrompts.push(prompt);
+		const reply = played;
 		recorded.reply = reply;
 		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
 		for (const chunk of replyChunks(reply, body.model ?? "loopback", recorded))

@@ -1,0 +1,200 @@
+/**
+ * One Fabric compaction, as a pure function of what `session_before_compact`
+ * supplies: the active branch, Pi's preparation numbers, the model window and
+ * the raw custom instructions.
+ *
+ * Steps: decode the instructions (the exact pi-vcc sentinel defers, a bad
+ * typed request cancels), plan the live cut over the branch (budget.ts),
+ * compile the summary over the raw prefix before the new kept boundary with
+ * the kept tail for dialogue crossing (compile.ts), check that the rendered
+ * summary fits the plan's target, and build details v2. Any reason Fabric
+ * cannot produce a summary is a typed cancellation with a bounded message;
+ * the hook decides whether to show it. Identical input gives an identical
+ * result: no clock, no randomness, no host state.
+ */
+
+import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { buildSessionProjection, estimateTokens } from "@earendil-works/pi-coding-agent";
+import { budgetDetails, type CompactionReason, fitsAfterSummary, type LiveCutPlan, planLiveCut } from "./budget.ts";
+import { type CompileSummaryResult, compileSummary } from "./compile.ts";
+import {
+	buildFabricDetails,
+	countPriorFabricMarkers,
+	type EntryRange,
+	type FabricCompactionDetailsV2,
+	type FabricDetailsInput,
+} from "./details.ts";
+import { decodeCustomInstructions, type InstructionErrorCode } from "./instructions.ts";
+import { splitSections } from "./qa.ts";
+import type { OmittedCounts } from "./render.ts";
+import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./request-render.ts";
+import { clipText } from "./utf8.ts";
+
+/** Upper bound of a cancellation message shown to the user. */
+export const MAX_CANCEL_MESSAGE_BYTES = 512;
+/** Details timestamp when no summarized entry carries one (Pi always writes one). */
+export const UNKNOWN_SOURCE_TIMESTAMP = "unknown";
+
+export interface FabricCompactionInput {
+	/** `event.branchEntries`: the active branch, root first. */
+	branchEntries: readonly SessionEntry[];
+	/** `event.preparation.tokensBefore`. */
+	tokensBefore: number;
+	/** `event.preparation.settings.reserveTokens` / `.keepRecentTokens`. */
+	reserveTokens: number;
+	keepRecentTokens: number;
+	/** Active model's window; absent selects the budget's fallback. */
+	contextWindow?: number;
+	targetContextRatio: number;
+	reason: CompactionReason;
+	/** `event.customInstructions`, raw. */
+	customInstructions?: string;
+	/** Structural estimate of context outside the entries (system prompt), if known. */
+	fixedContextEstimate?: number;
+	/** Per-entry structural estimate; default: Pi's estimate of what the entry projects to. */
+	estimate?: (entry: SessionEntry) => number;
+}
+
+export type CancelCode = "instruction-rejected" | "nothing-to-compact" | "no-raw-source" | "summary-does-not-fit";
+
+export type FabricCompactionOutcome =
+	| {
+			kind: "compaction";
+			result: CompactionResult<FabricCompactionDetailsV2> & { details: FabricCompactionDetailsV2 };
+			plan: LiveCutPlan;
+			compiled: CompileSummaryResult;
+	  }
+	| {
+			kind: "cancel";
+			code: CancelCode;
+			/** Decoder error code when `code` is "instruction-rejected". */
+			instructionError?: InstructionErrorCode;
+			message: string;
+	  }
+	/** The exact `__pi_vcc__` sentinel: Fabric takes no part. */
+	| { kind: "defer"; why: "pi-vcc-sentinel" };
+
+/**
+ * Pi's structural estimate per entry, as the current context projects it: the
+ * newest compaction counts its summary, entries omitted by a context edit or
+ * outside the live window count 0, edited entries count their replacement.
+ */
+export function projectionEstimator(entries: readonly SessionEntry[]): (entry: SessionEntry) => number {
+	const tokens = new Map<string, number>();
+	if (entries.length > 0) {
+		for (const projected of buildSessionProjection([...entries]).entries) {
+			let sum = tokens.get(projected.sourceEntry.id) ?? 0;
+			for (const message of projected.messages) sum += estimateTokens(message);
+			tokens.set(projected.sourceEntry.id, sum);
+		}
+	}
+	return (entry) => tokens.get(entry.id) ?? 0;
+}
+
+function cancel(code: CancelCode, text: string, instructionError?: InstructionErrorCode): FabricCompactionOutcome {
+	return {
+		kind: "cancel",
+		code,
+		...(instructionError !== undefined ? { instructionError } : {}),
+		message: clipText(text, MAX_CANCEL_MESSAGE_BYTES).text,
+	};
+}
+
+/** Details-schema omission counts from the renderer's per-projection counts. */
+export function detailsOmittedCounts(counts: OmittedCounts): FabricDetailsInput["omittedCounts"] {
+	return {
+		goal: counts.goal,
+		files: counts.filesCreated + counts.filesWritten + counts.filesModified + counts.filesRead,
+		activity: counts.activity,
+		outstanding: counts.operations,
+		earlierTurns: counts.turns,
+		transcript: counts.transcript,
+		dialogueBytes: counts.dialogueBytes,
+	};
+}
+
+function idRange(entries: readonly SessionEntry[], start: number, end: number): EntryRange | undefined {
+	const first = entries[start];
+	const last = entries[end - 1];
+	return first && last && end > start ? { first: first.id, last: last.id } : undefined;
+}
+
+/** Compute the Fabric compaction for one event; see the module comment. */
+export function buildFabricCompaction(input: FabricCompactionInput): FabricCompactionOutcome {
+	const decoded = decodeCustomInstructions(input.customInstructions, "compaction");
+	if (decoded.ok && decoded.mode === "pi-vcc") return { kind: "defer", why: "pi-vcc-sentinel" };
+	if (!decoded.ok) return cancel("instruction-rejected", decoded.error.message, decoded.error.code);
+
+	const entries = input.branchEntries;
+	const plan = planLiveCut(entries, {
+		tokensBefore: input.tokensBefore,
+		...(input.contextWindow !== undefined ? { contextWindow: input.contextWindow } : {}),
+		reserveTokens: input.reserveTokens,
+		keepRecentTokens: input.keepRecentTokens,
+		targetContextRatio: input.targetContextRatio,
+		reason: input.reason,
+		estimate: input.estimate ?? projectionEstimator(entries),
+		...(input.fixedContextEstimate !== undefined ? { fixedContextEstimate: input.fixedContextEstimate } : {}),
+	});
+	if (plan.liveCutEntries === 0) {
+		return cancel(
+			"nothing-to-compact",
+			"Fabric compaction cancelled: nothing to compact (no entry of the live window lies before a safe cut).",
+		);
+	}
+
+	const rendered = renderCompactionRequestBlock(decoded.request);
+	const compiled = compileSummary({
+		entries: entries.slice(0, plan.keptIndex),
+		keptEntries: entries.slice(plan.keptIndex),
+		...(rendered.text !== "" ? { requestBlock: rendered.text } : {}),
+	});
+	const cumulativeSourceRange = compiled.sourceRange
+		? { first: compiled.sourceRange.firstEntryId, last: compiled.sourceRange.lastEntryId }
+		: undefined;
+	const liveCutRange = idRange(entries, plan.window.start, plan.keptIndex);
+	if (compiled.sourceEntryCount === 0 || !cumulativeSourceRange || !liveCutRange) {
+		return cancel("no-raw-source", "Fabric compaction cancelled: the branch has no raw source before the cut.");
+	}
+	const fit = fitsAfterSummary(plan, compiled.bytes);
+	if (!fit.fits) {
+		const projection =
+			fit.projectedTokensAfter !== undefined && fit.limitTokens !== undefined
+				? ` (${fit.projectedTokensAfter} projected tokens after compaction, target ${fit.limitTokens})`
+				: ` (${compiled.bytes} bytes)`;
+		return cancel(
+			"summary-does-not-fit",
+			`Fabric compaction cancelled: the summary would not fit the context target${projection}.`,
+		);
+	}
+
+	const details = buildFabricDetails({
+		sections: [...splitSections(compiled.text).keys()],
+		cumulativeSourceRange,
+		liveCutRange,
+		counts: {
+			branchEntries: entries.length,
+			cumulativeSourceEntries: compiled.sourceEntryCount,
+			sourceEvents: compiled.eventCount,
+			liveCutEntries: plan.liveCutEntries,
+			...countPriorFabricMarkers(entries),
+		},
+		omittedCounts: detailsOmittedCounts(compiled.omittedCounts),
+		erasedThinkingBlocks: compiled.erasedThinkingCount,
+		instructionPolicy: compactionInstructionPolicy(decoded, rendered),
+		firstKeptEntryId: plan.firstKeptEntryId,
+		timestamp: compiled.sourceTimestamp || UNKNOWN_SOURCE_TIMESTAMP,
+		...(plan.budget ? { budget: budgetDetails(plan.budget, compiled.bytes) } : {}),
+	});
+	return {
+		kind: "compaction",
+		result: {
+			summary: compiled.text,
+			firstKeptEntryId: plan.firstKeptEntryId,
+			tokensBefore: input.tokensBefore,
+			details,
+		},
+		plan,
+		compiled,
+	};
+}
