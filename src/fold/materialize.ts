@@ -153,16 +153,29 @@ export function currentEdits(branch: readonly SessionEntry[]): Map<string, Conte
 	return edits;
 }
 
+/** Which entries a draft may touch. */
+export interface DraftScope {
+	/** Entries Pi still projects (after compaction); others need no edit. Default: all. */
+	inWindow?: (entryId: string) => boolean;
+	/**
+	 * Entries some fold has ever covered. Only these are restored to raw: an
+	 * edit on any other entry belongs to Pi or another extension (Pi omits a
+	 * failed reply before overflow recovery, for one) and is left alone.
+	 */
+	managed?: (entryId: string) => boolean;
+}
+
 /**
  * Drafts that move the persisted window to the plan: one per entry whose
  * current edit disagrees with what it should show, in branch order.
- * `inWindow` limits drafts to entries Pi still projects (after compaction).
  */
 export function editDrafts(
 	branch: readonly SessionEntry[],
 	plan: WindowPlan,
-	inWindow: (entryId: string) => boolean = () => true,
+	scope: DraftScope = {},
 ): ContextEditEntryDraft[] {
+	const inWindow = scope.inWindow ?? (() => true);
+	const managed = scope.managed ?? (() => true);
 	const edits = currentEdits(branch);
 	const drafts: ContextEditEntryDraft[] = [];
 	for (const entry of branch) {
@@ -170,7 +183,7 @@ export function editDrafts(
 		const want = plan.desired.get(entry.id);
 		const have = edits.get(entry.id);
 		if (!want) {
-			if (!have) continue;
+			if (!have || !managed(entry.id)) continue;
 			const original = originalContent(entry);
 			if (original === undefined) continue;
 			if (have.replacement && canonicalJson(have.replacement.content) === canonicalJson(original)) continue;

@@ -4,6 +4,8 @@
  * sessions interoperate; replacement lists and sets replace the defaults.
  */
 
+import type { CompactionOptions } from "../compaction/settings-source.ts";
+
 export const DEFAULT_TOOL_NAME = "active_context";
 export const DEFAULT_TOOL_LABEL = "Active Context";
 export const DEFAULT_BRAND_NOUN = "active-context";
@@ -44,7 +46,7 @@ export interface PiFoldOptions {
 	readOnlyTools?: ReadonlySet<string>;
 	evidenceIngestion?: boolean;
 	/** Compaction settings (engine, targetContextRatio, …); Pi's settings files are read on top at use time. */
-	compaction?: unknown;
+	compaction?: CompactionOptions;
 }
 
 export interface ResolvedOptions {

@@ -137,7 +137,12 @@ export class FoldRuntime {
 			briefOf: (record) => currentBrief(this.state, record),
 			brandNoun: this.options.brandNoun,
 		});
-		return editDrafts(branch, plan, (id) => projected.has(id));
+		const managed = new Set(
+			this.state.records.flatMap((record) =>
+				record.parts.flatMap((part) => (part.type === "entry" ? [part.entryId] : [])),
+			),
+		);
+		return editDrafts(branch, plan, { inWindow: (id) => projected.has(id), managed: (id) => managed.has(id) });
 	}
 
 	/** Hand the causes of the rewrite about to happen to the instrument. */

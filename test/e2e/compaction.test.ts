@@ -157,6 +157,14 @@ describe("Fabric compaction in the CLI (RPC mode, loopback provider)", () => {
 		expect(retried[0]?.reply).toBeDefined();
 		expect(JSON.stringify(retried[0]?.body.messages)).toContain("[Recent user directions and discussion]");
 		expect(provider.rejections).toEqual([]);
+		// Pi omits the failed reply before recovering; the fold runtime must leave that edit alone.
+		const entries = readSessionFile(onlySessionFile(sandbox));
+		const omitted = entries.filter((e) => e.type === "context_edit" && e.replacement === null).map((e) => e.targetId);
+		expect(omitted.length).toBeGreaterThan(0);
+		const restored = entries.filter(
+			(e) => e.type === "context_edit" && e.replacement !== null && omitted.includes(e.targetId),
+		);
+		expect(restored).toEqual([]);
 	});
 
 	it('defers to Pi\'s own summarizer with compaction.engine "pi" in settings.json', async () => {

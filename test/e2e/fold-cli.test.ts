@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
 import { createPiSandbox, onlySessionFile, type PiSandbox, readSessionFile, runPrint } from "../harness/pi-cli.ts";
+import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 
 const SECRET = "CHARLIE-CONTENT-55aa";
 
@@ -35,18 +36,26 @@ function conversation(provider: LoopbackProvider, index: number): unknown[] {
 describe("fold runtime through the CLI", () => {
 	it("folds, reports zero unattributed rewrites, and resumes with the same window bytes", async () => {
 		const { provider, sandbox } = await setup();
+		// One RPC process reads, folds and reports; a second process (print mode) resumes the session.
+		const rpc = startRpc(sandbox);
+		cleanups.push(async () => {
+			await rpc.close();
+		});
+		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
+		await rpc.promptAndSettle("Read c.txt.");
 		provider.enqueue(
-			callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]),
-			say("Read it."),
 			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
 			say("Folded."),
 		);
-		const first = await runPrint(sandbox, "Read c.txt, then fold that read.");
-		expect(first.code).toBe(0);
-		// A second prompt in the same session: its request is the first to carry the committed fold.
+		await rpc.promptAndSettle("Fold that read.");
+		const shown = await rpc.promptAndSettle("/context");
+		const notice = shown.records.find((r: RpcRecord) => r.type === "extension_ui_request" && r.method === "notify");
+		const report = String(notice?.message ?? "");
+		expect(report).toMatch(/Folds: 1 \(1 collapsed/);
+		expect(report).toMatch(/Requests: 4 \(2 appends, 0 identical, 1 rewrites, 0 unattributed\)/);
+		await rpc.close();
 		provider.enqueue(say("Still here."));
-		const second = await runPrint(sandbox, ["--continue", "--", "Anything else?"]);
-		expect(second.code).toBe(0);
+		expect((await runPrint(sandbox, ["--continue", "--", "Anything else?"])).code).toBe(0);
 		expect(provider.rejections).toEqual([]);
 
 		const requests = provider.requests.length;
@@ -65,11 +74,5 @@ describe("fold runtime through the CLI", () => {
 		const entries = readSessionFile(onlySessionFile(sandbox));
 		expect(entries.some((e) => e.type === "custom" && e.customType === "pi-fold-active-context:fold")).toBe(true);
 		expect(entries.filter((e) => e.type === "context_edit").length).toBeGreaterThan(0);
-
-		// The instrument of a resumed run sees its requests as appends only.
-		const status = await runPrint(sandbox, ["--continue", "--", "/context"]);
-		expect(status.code).toBe(0);
-		expect(status.stdout).toMatch(/Folds: 1 \(1 collapsed/);
-		expect(status.stdout).toMatch(/0 unattributed/);
 	});
 });

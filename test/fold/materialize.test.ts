@@ -128,4 +128,18 @@ describe("planWindow and editDrafts", () => {
 		expect(plan.visible).toEqual([]);
 		expect(editDrafts(branch, plan)).toEqual([]);
 	});
+
+	it("never restores an edit it did not make (Pi omits a failed reply before overflow recovery)", () => {
+		const branch = sampleBranch();
+		const hostEdited = persist(branch, [{ type: "context_edit", targetId: "e7", replacement: null }]);
+		const plan = planWindow(hostEdited, {
+			lattice: lattice(),
+			expanded: new Set(),
+			briefOf: (r) => r.brief,
+			brandNoun: "ac",
+		});
+		expect(editDrafts(hostEdited, plan, { managed: (id) => ["e1", "e2"].includes(id) })).toEqual([]);
+		// Without the scope every edited entry counts as ours, which is what the runtime must never do.
+		expect(editDrafts(hostEdited, plan).map((d) => d.targetId)).toEqual(["e7"]);
+	});
 });

@@ -169,7 +169,7 @@ describe.each(Object.entries(REAL_SESSIONS))("the model window of the real %s se
 	it("folded: the window shrinks, every call keeps its result, and expanding everything restores it byte for byte", () => {
 		const folded = persist(
 			branch,
-			editDrafts(branch, planFor(branch, new Set()), (id) => inWindow.has(id)),
+			editDrafts(branch, planFor(branch, new Set()), { inWindow: (id) => inWindow.has(id) }),
 		);
 		const foldedWindow = windowOf(folded);
 		expect(canonicalJson(foldedWindow).length).toBeLessThan(originalWindow.length / 2);
@@ -182,15 +182,12 @@ describe.each(Object.entries(REAL_SESSIONS))("the model window of the real %s se
 		for (const id of results) expect(calls).toContain(id);
 
 		const all = new Set(lattice.folds.keys());
-		const restored = persist(
-			folded,
-			editDrafts(folded, planFor(folded, all), (id) => inWindow.has(id)),
-		);
+		const restored = persist(folded, editDrafts(folded, planFor(folded, all), { inWindow: (id) => inWindow.has(id) }));
 		expect(canonicalJson(windowOf(restored))).toBe(originalWindow);
 		// Refold everything again and expand once more: still exact.
 		const refolded = persist(
 			restored,
-			editDrafts(restored, planFor(restored, new Set()), (id) => inWindow.has(id)),
+			editDrafts(restored, planFor(restored, new Set()), { inWindow: (id) => inWindow.has(id) }),
 		);
 		expect(canonicalJson(windowOf(refolded))).toBe(canonicalJson(foldedWindow));
 	});
