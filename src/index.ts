@@ -16,7 +16,7 @@ export type { PiFoldOptions } from "./fold/options.ts";
 
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): void {
 	const resolved = resolveOptions(options);
-	registerCompaction(pi, options.compaction);
+	registerCompaction(pi, options.compaction, { recallTool: resolved.toolName });
 	const runtime = new FoldRuntime(pi, resolved);
 	runtime.register();
 	registerContextTool(pi, runtime);

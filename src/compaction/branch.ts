@@ -166,7 +166,10 @@ export function branchFacts(entries: readonly SessionEntry[], events: readonly N
 }
 
 /** Compute the deterministic branch summary; see the module comment. */
-export function buildFabricBranchSummary(preparation: BranchSummaryPreparation): BranchSummaryOutcome {
+export function buildFabricBranchSummary(
+	preparation: BranchSummaryPreparation,
+	recallTool?: string,
+): BranchSummaryOutcome {
 	if (!preparation.userWantsSummary) return { kind: "none", why: "no-summary-wanted" };
 	if (preparation.replaceInstructions === true) return { kind: "none", why: "replace-instructions" };
 	const entries = preparation.entriesToSummarize;
@@ -177,7 +180,11 @@ export function buildFabricBranchSummary(preparation: BranchSummaryPreparation):
 	if (!decoded.ok) return { kind: "cancel", instructionError: decoded.error.code, message: decoded.error.message };
 
 	const rendered = renderCompactionRequestBlock(decoded.request);
-	const compiled = compileSummary({ entries, ...(rendered.text !== "" ? { requestBlock: rendered.text } : {}) });
+	const compiled = compileSummary({
+		entries,
+		...(rendered.text !== "" ? { requestBlock: rendered.text } : {}),
+		...(recallTool !== undefined ? { recallTool } : {}),
+	});
 	const policy = compactionInstructionPolicy(decoded, rendered);
 	const details = buildBranchSummaryDetails({
 		source: {

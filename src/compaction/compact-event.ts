@@ -53,6 +53,8 @@ export interface FabricCompactionInput {
 	fixedContextEstimate?: number;
 	/** Per-entry structural estimate; default: Pi's estimate of what the entry projects to. */
 	estimate?: (entry: SessionEntry) => number;
+	/** Tool the summary names for exact recall. */
+	recallTool?: string;
 }
 
 export type CancelCode = "instruction-rejected" | "nothing-to-compact" | "no-raw-source" | "summary-does-not-fit";
@@ -148,6 +150,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		entries: entries.slice(0, plan.keptIndex),
 		keptEntries: entries.slice(plan.keptIndex),
 		...(rendered.text !== "" ? { requestBlock: rendered.text } : {}),
+		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
 	});
 	const cumulativeSourceRange = compiled.sourceRange
 		? { first: compiled.sourceRange.firstEntryId, last: compiled.sourceRange.lastEntryId }

@@ -29,6 +29,8 @@ export interface CompileSummaryInput {
 	carryForward?: readonly string[];
 	/** Optional deterministic enrichers; Fabric ships none. */
 	enrichers?: readonly CompactionEnricher[];
+	/** Tool the footer names for exact recall (`peek` by entry id). Default: DEFAULT_RECALL_TOOL. */
+	recallTool?: string;
 }
 
 export interface CompileSummaryResult {
@@ -71,6 +73,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 		entryCount: branch.counts.sourceEntries,
 		eventCount: branch.counts.sourceEvents,
 		thinkingErased: branch.counts.thinkingErased,
+		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
 	};
 	const rendered = renderSummary({
 		dialogue: projection.dialogue,

@@ -71,6 +71,8 @@ export interface RegisterCompactionDeps {
 	io?: SettingsFileIo;
 	/** Where notices go without a UI; default: one line on stderr. */
 	log?: (line: string) => void;
+	/** The context tool whose `peek` re-reads an entry's exact source; summaries name it for recall. */
+	recallTool?: string;
 }
 
 /** Show a bounded notice: the UI when there is one, otherwise a log line. */
@@ -108,11 +110,13 @@ export class CompactionHooks {
 	private readonly options: unknown;
 	private readonly io: SettingsFileIo;
 	private readonly log: (line: string) => void;
+	private readonly recallTool: string | undefined;
 
 	constructor(options: unknown, deps: RegisterCompactionDeps = {}) {
 		this.options = options;
 		this.io = deps.io ?? NODE_SETTINGS_IO;
 		this.log = deps.log ?? defaultLog;
+		this.recallTool = deps.recallTool;
 	}
 
 	/** Effective settings for this use (options, then global, then trusted project file). */
@@ -154,6 +158,7 @@ export class CompactionHooks {
 			reason: event.reason,
 			...(event.customInstructions !== undefined ? { customInstructions: event.customInstructions } : {}),
 			...(fixedContextEstimate !== undefined ? { fixedContextEstimate } : {}),
+			...(this.recallTool !== undefined ? { recallTool: this.recallTool } : {}),
 		});
 		switch (outcome.kind) {
 			case "defer":
@@ -179,7 +184,7 @@ export class CompactionHooks {
 	beforeTree(event: SessionBeforeTreeEvent, ctx: ExtensionContext): SessionBeforeTreeResult | undefined {
 		if (!event.preparation.userWantsSummary) return undefined;
 		if (this.settings(ctx).engine === "pi") return undefined;
-		const outcome = buildFabricBranchSummary(event.preparation);
+		const outcome = buildFabricBranchSummary(event.preparation, this.recallTool);
 		if (outcome.kind === "none") return undefined;
 		if (outcome.kind === "cancel") {
 			notify(ctx, outcome.message, "error", this.log);

@@ -93,13 +93,22 @@ export interface FooterInput {
 	entryCount: number;
 	eventCount: number;
 	thinkingErased: number;
+	/** Tool named in the recall guidance. Default: DEFAULT_RECALL_TOOL. */
+	recallTool?: string;
 }
 
-export const RECALL_GUIDANCE =
-	"Recall: the session log is ground truth and this summary is a bounded view of it. " +
-	"@<entry-id> addresses a session entry, @<entry-id>/<n> a nested Fabric operation, " +
-	"@<entry-id>/phase:<n> a Fabric phase; memory.expand re-reads exact source by entry id or address. " +
-	"Omission markers give the count and the first and last entry of what they leave out.";
+/** Tool whose `peek` re-reads an entry's exact source (the fold runtime's context tool). */
+export const DEFAULT_RECALL_TOOL = "active_context";
+
+/** How the model gets exact source back: the tool call is spelled out so it can be made as written. */
+export function recallGuidance(recallTool: string = DEFAULT_RECALL_TOOL): string {
+	return (
+		"Recall: the session log is ground truth and this summary is a bounded view of it. " +
+		"@<entry-id> addresses a session entry, @<entry-id>/<n> a nested Fabric operation, " +
+		`@<entry-id>/phase:<n> a Fabric phase; ${recallTool} {"action":"peek","id":"<entry-id>"} re-reads an entry's exact source, SHA-256 addressed. ` +
+		"Omission markers give the count and the first and last entry of what they leave out."
+	);
+}
 
 export function renderFooter(input: FooterInput): string {
 	const range =
@@ -110,7 +119,7 @@ export function renderFooter(input: FooterInput): string {
 		FOOTER_HEADER,
 		`Source timestamp: ${input.sourceTimestamp ?? "unknown"}`,
 		`Source range: ${range} (${input.entryCount} entries, ${input.eventCount} events, ${input.thinkingErased} thinking blocks erased)`,
-		RECALL_GUIDANCE,
+		recallGuidance(input.recallTool),
 	];
 	return truncateUtf8(lines.join("\n"), BLOCK_CEILINGS.footer);
 }

@@ -10,7 +10,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
+import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
 import type { RewriteCause } from "./instrument.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "./lattice.ts";
 import { foldTree } from "./lattice-view.ts";
@@ -26,7 +26,7 @@ import {
 	unknownFold,
 } from "./records.ts";
 import type { FoldOp, FoldState } from "./state.ts";
-import { type BlobSlice, FoldIntegrityError, type FoldStore, FoldStoreError } from "./store.ts";
+import { type BlobSlice, FoldIntegrityError, type FoldStore, FoldStoreError, sliceBytes } from "./store.ts";
 import { PEEK_MAX_BYTES } from "./tool-schema.ts";
 import type { BranchView } from "./units.ts";
 
@@ -171,8 +171,25 @@ function findRecord(ws: FoldWorkspace, id: string): FoldRecord | ActionOutcome {
 	return ws.lattice.folds.get(id) ?? fromRefusal(unknownFold(id));
 }
 
-/** Exact verified source of one fold at any depth, optionally a byte slice. Changes nothing. */
+/** Matches an entry address as summaries write it: `@<entry-id>`, `<entry-id>/<n>`, `<entry-id>/phase:<n>`. */
+const ENTRY_ADDRESS = /^@?([^/@]+)(?:\/(?:phase:)?\d+)?$/;
+
+/**
+ * Exact source of one fold at any depth, or of one session entry (compaction
+ * summaries address entries, and a single entry inside a fold is a narrow
+ * read), optionally a byte slice. Changes nothing.
+ */
 export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, bytes?: number): Promise<ActionOutcome> {
+	if (!ws.lattice.folds.has(id)) {
+		const entryId = ENTRY_ADDRESS.exec(id)?.[1];
+		const index = entryId === undefined ? undefined : ws.view.indexById.get(entryId);
+		const entry = index === undefined ? undefined : ws.branch[index];
+		if (entry) return peekEntry(ws, entry, id, offset, bytes);
+		return failed(
+			"unknown-id",
+			`"${id}" is neither a fold id nor a session entry id on this branch. List fold ids with {"action":"status","detail":"tree"}; summaries write entry ids as @<entry-id>.`,
+		);
+	}
 	const record = findRecord(ws, id);
 	if ("ok" in record) return record;
 	const slice = await readSource(ws, record, offset ?? 0, bytes ?? PEEK_MAX_BYTES);
@@ -189,6 +206,27 @@ export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, b
 		"The window is unchanged; expand restores this span in place.",
 	];
 	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
+}
+
+function peekEntry(
+	ws: FoldWorkspace,
+	entry: SessionEntry,
+	id: string,
+	offset = 0,
+	bytes = PEEK_MAX_BYTES,
+): ActionOutcome {
+	const source = canonicalBytes(entry);
+	const slice = sliceBytes(sha256Hex(source), source, offset, bytes);
+	const next =
+		slice.nextOffset === undefined
+			? "This is the end of the entry."
+			: `More follows: ${ws.options.toolName} ${JSON.stringify({ action: "peek", id, offset: slice.nextOffset })}`;
+	const header = [
+		`Session entry ${entry.id} (${entry.type}), read from the session log; canonical JSON sha256 ${slice.hash}.`,
+		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}. ${next}`,
+		"The window is unchanged.",
+	];
+	return { ok: true, text: `${header.join("\n")}\n\n${slice.text}` };
 }
 
 /** Restore a collapsed fold's source in place (one level: child folds stay collapsed). */

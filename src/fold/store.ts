@@ -174,6 +174,22 @@ function checkRange(options: ReadOptions, location: string): { offset: number; c
 	return { offset, count: bytes };
 }
 
+/** A verified blob's bytes as a slice on character boundaries (the whole blob when `count` is undefined). */
+export function sliceBytes(hash: string, raw: Uint8Array, offset: number, count: number | undefined): BlobSlice {
+	const { start, end } = utf8SliceBounds(raw, offset, count ?? raw.length);
+	const bytes = raw.slice(start, end);
+	return {
+		hash,
+		totalBytes: raw.length,
+		offset: start,
+		end,
+		bytes,
+		text: decoder.decode(bytes),
+		complete: start === 0 && end === raw.length,
+		nextOffset: end < raw.length ? end : undefined,
+	};
+}
+
 /** Build a store with the shared rules over raw byte access. */
 export function storeOver(backend: BlobBackend, readOnly: boolean): FoldStore {
 	const integrity = (hash: string, actual: string, during: string): FoldIntegrityError => {
@@ -243,19 +259,7 @@ export function storeOver(backend: BlobBackend, readOnly: boolean): FoldStore {
 		async read(hash, options = {}) {
 			assertBlobHash(hash);
 			const { offset, count } = checkRange(options, backend.locate(hash));
-			const raw = await readVerified(hash);
-			const { start, end } = utf8SliceBounds(raw, offset, count ?? raw.length);
-			const bytes = raw.slice(start, end);
-			return {
-				hash,
-				totalBytes: raw.length,
-				offset: start,
-				end,
-				bytes,
-				text: decoder.decode(bytes),
-				complete: start === 0 && end === raw.length,
-				nextOffset: end < raw.length ? end : undefined,
-			};
+			return sliceBytes(hash, await readVerified(hash), offset, count);
 		},
 		async has(hash) {
 			assertBlobHash(hash);

@@ -18,8 +18,12 @@ export const MAX_ID_LENGTH = 256;
 export const MAX_IDS = 64;
 /** Most bytes one peek may return. */
 export const PEEK_MAX_BYTES = 48_000;
-/** Ids are opaque tokens: letters, digits and `_ - . : |`; never path separators or whitespace. */
-const ID_PATTERN = /^[A-Za-z0-9_.:|-]+$/;
+/**
+ * Ids are opaque tokens: letters, digits and `_ - . : |`, never whitespace.
+ * A summary's entry address may add a leading `@` and one `/<n>` or
+ * `/phase:<n>` suffix; no other slash is accepted.
+ */
+const ID_PATTERN = /^@?[A-Za-z0-9_.:|-]+(?:\/(?:phase:)?\d+)?$/;
 
 export function toolParameters(actions: readonly ToolAction[]) {
 	return Type.Object(

@@ -34,7 +34,7 @@ function description(toolName: string, actions: readonly ToolAction[]): string {
 		`Actions: ${actions.join(", ")}.`,
 		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold).',
 		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
-		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice). expand {"id"}: restore it in place (outside-in). refold {"id"}: collapse it again.',
+		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
 		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
 		`Folds land at the end of the current turn, in one rewrite. Example: ${toolName} {"action":"fold","ids":["<first id>","<last id>"]}`,
 	].join("\n");

@@ -184,7 +184,7 @@ describe("renderSummary", () => {
 		expect(result.text.endsWith(`${renderFooter(result.qa.footer)}\n`)).toBe(true);
 		expect(result.text).toContain(`Source timestamp: ${b.entries[1]?.timestamp}`);
 		expect(result.text).toContain(`Source range: @${first} … @${last} (2 entries, 2 events, 0 thinking blocks erased)`);
-		expect(result.text).toContain("memory.expand");
+		expect(result.text).toContain('active_context {"action":"peek","id":"<entry-id>"}');
 	});
 });
 

@@ -271,6 +271,34 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 		expect(deferred.ui.notifications).toEqual([]);
 	});
 
+	it("a summary's entry address leads back to exact source through active_context peek", async () => {
+		const harness = await played([piFold], 4, { tools: ["read", "active_context"] });
+		const compaction = await harness.session.compact();
+		const readResult = harness.session.sessionManager
+			.getBranch()
+			.find(
+				(entry) =>
+					entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === "call_1",
+			);
+		if (!readResult) throw new Error("no read result");
+		expect(compaction.summary).toContain(`@${readResult.id}`);
+		expect(compaction.summary).toContain('active_context {"action":"peek","id":"<entry-id>"}');
+
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "peek", id: `@${readResult.id}` }, "call_recall")]),
+			reply("Recalled."),
+		);
+		await harness.run("What exactly did part 1 say?");
+		const window = harness.requests.at(-1)?.messages ?? [];
+		const recalled = window.find((m) => m.role === "toolResult" && m.toolCallId === "call_recall");
+		expect(recalled && "isError" in recalled && recalled.isError).toBe(false);
+		const text =
+			recalled?.role === "toolResult" && recalled.content[0]?.type === "text" ? recalled.content[0].text : "";
+		// The entry comes back as canonical JSON, so the file's exact text appears as its JSON string.
+		expect(text).toContain(JSON.stringify("Part 1 of the design.\n".repeat(200)));
+		expect(text).toContain("sha256");
+	});
+
 	it('defers to Pi with compaction.engine "pi" passed as a registration option', async () => {
 		const harness = await played([(pi) => registerPiFold(pi, { compaction: { engine: "pi" } })]);
 		const result = await harness.session.compact();

@@ -15,7 +15,7 @@ import { resolveOptions } from "../../src/fold/options.ts";
 import { emptyFoldState, type FoldState, liveLattice, persistChange } from "../../src/fold/state.ts";
 import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
-import { canonicalSpanBytes } from "../../src/session/canonical.ts";
+import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
 import { threeTurns } from "../fixtures/fold.ts";
 
 /** A workspace over a branch; `apply` folds outcomes into the state the way the runtime does. */
@@ -175,5 +175,22 @@ describe("rebrief and reboundary", () => {
 		expect([...liveLattice(recut.ok ? ws().state : emptyFoldState()).folds.keys()]).toEqual([recut.foldId]);
 		const onlyDissolve = await reboundary(ws(), recut.foldId ?? "");
 		expect(onlyDissolve.text).toMatch(/show raw/);
+	});
+});
+
+describe("peek by entry address", () => {
+	it("reads one session entry's canonical bytes by id, @id or operation address", async () => {
+		const { entries, ids } = threeTurns();
+		const { ws } = workspace(entries);
+		const entry = entries.find((e) => e.id === ids.testResult) as SessionEntry;
+		const exact = new TextDecoder().decode(canonicalBytes(entry));
+		for (const id of [ids.testResult, `@${ids.testResult}`, `${ids.testResult}/0`, `${ids.testResult}/phase:1`]) {
+			const result = await peekFold(ws(), id);
+			expect(result.ok).toBe(true);
+			expect(result.text.endsWith(exact)).toBe(true);
+			expect(result.text).toContain(`sha256 ${sha256Hex(exact)}`);
+			expect(result.change).toBeUndefined();
+		}
+		expect(await peekFold(ws(), "@nothere")).toMatchObject({ ok: false, code: "unknown-id" });
 	});
 });

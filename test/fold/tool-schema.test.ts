@@ -16,6 +16,9 @@ describe("validateToolArgs", () => {
 			{ action: "fold", ids: ["a1b2c3d4", "call_abc|fc_1"], brief: "short" },
 			{ action: "peek", id: "f-0123456789ab", offset: 0, bytes: 100 },
 			{ action: "reboundary", id: "f-0123456789ab" },
+			{ action: "peek", id: "@a1b2c3d4" },
+			{ action: "peek", id: "a1b2c3d4/3" },
+			{ action: "peek", id: "a1b2c3d4/phase:0" },
 		]) {
 			expect(error(raw)).toBeUndefined();
 		}
@@ -29,6 +32,8 @@ describe("validateToolArgs", () => {
 		expect(error({ action: "peek", id: 7 })).toMatch(/non-empty string/);
 		expect(error({ action: "peek", id: "../../etc/passwd" })).toMatch(/characters ids never contain/);
 		expect(error({ action: "peek", id: "a..b" })).toMatch(/looks like a path/);
+		expect(error({ action: "peek", id: "a1b2/x/2" })).toMatch(/characters ids never contain/);
+		expect(error({ action: "peek", id: "/etc/passwd" })).toMatch(/characters ids never contain/);
 		expect(error({ action: "fold" })).toMatch(/needs "ids"/);
 		expect(error({ action: "fold", ids: Array.from({ length: MAX_IDS + 1 }, (_, i) => `e${i}`) })).toMatch(
 			/at most 64/,
