@@ -15,6 +15,9 @@ export default defineConfig({
 				test: {
 					name: "e2e",
 					include: ["test/e2e/**/*.test.ts"],
+					// Any unattributed rewrite of the model window fails the run (src/fold/runtime.ts).
+					env: { PI_FOLD_STRICT_APPEND_ONLY: "1" },
+					setupFiles: ["test/e2e/setup.ts"],
 					testTimeout: 120_000,
 					hookTimeout: 120_000,
 					fileParallelism: false,

@@ -6,14 +6,19 @@
  * new message list first differs from the last one sent. Identical or a pure
  * append is free; anything else is a rewrite, and every rewrite must have a
  * cause the runtime announced beforehand (a commit, expand, refold, rebrief,
- * reboundary or a compaction). A rewrite without one is unattributed: a bug.
+ * reboundary, a compaction or a `/tree` navigation). A rewrite without one is unattributed: a bug.
  * Provider-reported cache reads are tracked separately, so a miss on a
  * projection nobody rewrote is visible as provider-side.
  */
 
 import { canonicalJson, sha256Hex } from "../session/canonical.ts";
 
-export type RewriteCause = "commit" | "expand" | "refold" | "rebrief" | "reboundary" | "compaction";
+/**
+ * Why the window may change. Besides the spec's six, "navigation" covers a
+ * `/tree` move: the human switched branches, so the next request shows the
+ * other branch's window.
+ */
+export type RewriteCause = "commit" | "expand" | "refold" | "rebrief" | "reboundary" | "compaction" | "navigation";
 export type RequestKind = "initial" | "identical" | "append" | "rewrite";
 
 /** Hex digits kept of each message digest. */
@@ -82,14 +87,19 @@ export function firstDivergence(previous: readonly string[], next: readonly stri
 	return -1;
 }
 
-/** Record one request's message list. */
+/**
+ * Record one request's message list. Announced causes cover this request
+ * only: every announcement happens right before the request it explains, so
+ * a cause left over (its edits were already previewed, say) must not excuse
+ * some later rewrite.
+ */
 export function observeRequest(
 	state: InstrumentState,
 	messages: readonly unknown[],
 ): { state: InstrumentState; kind: RequestKind; event?: RewriteEvent } {
 	const digests = messages.map(messageDigest);
 	const requests = state.requests + 1;
-	const base = { ...state, digests, requests };
+	const base = { ...state, digests, requests, pendingCauses: [] };
 	if (state.requests === 0) return { state: { ...base, lastKind: "initial" }, kind: "initial" };
 	const divergent = firstDivergence(state.digests, digests);
 	if (divergent === -1) {

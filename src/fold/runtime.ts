@@ -26,6 +26,7 @@ import type { ActionOutcome, FoldChange, FoldWorkspace } from "./actions.ts";
 import {
 	announce,
 	emptyInstrument,
+	firstDivergence,
 	type InstrumentState,
 	messageDigest,
 	observeRequest,
@@ -61,7 +62,10 @@ export class FoldRuntime {
 	register(): void {
 		const pi = this.pi;
 		pi.on("session_start", (_event, ctx) => this.reset(ctx));
-		pi.on("session_tree", (_event, ctx) => this.reset(ctx));
+		pi.on("session_tree", (_event, ctx) => {
+			this.reset(ctx);
+			this.instrumentState = announce(this.instrumentState, "navigation");
+		});
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
 		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
 		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
@@ -160,8 +164,16 @@ export class FoldRuntime {
 		if (drafts.length === 0 && this.queued.length === 0) return undefined;
 		const custom: SessionBoundaryDraft[] = this.queued.map((entry) => ({ type: "custom", ...entry }));
 		this.queued = [];
-		if (drafts.length > 0) this.announceCauses();
+		// Edits the context hook already previewed change nothing the provider has not seen.
+		if (drafts.length > 0 && this.wouldRewrite(ctx.sessionManager.getBranch(), drafts)) this.announceCauses();
+		else this.causes.clear();
 		return { entries: [...proposed, ...custom, ...drafts] };
+	}
+
+	/** True when persisting `drafts` changes a message the last request already sent. */
+	private wouldRewrite(branch: readonly SessionEntry[], drafts: readonly ContextEditEntryDraft[]): boolean {
+		const next = withoutSystem(projectWithDrafts(branch, drafts)).map(messageDigest);
+		return firstDivergence(this.instrumentState.digests, next) !== -1;
 	}
 
 	private onContext(messages: AgentMessage[], ctx: ExtensionContext): { messages: AgentMessage[] } | undefined {
@@ -177,7 +189,13 @@ export class FoldRuntime {
 				this.announceCauses();
 			}
 		}
-		this.instrumentState = observeRequest(this.instrumentState, sent).state;
+		const observed = observeRequest(this.instrumentState, sent);
+		this.instrumentState = observed.state;
+		if (observed.event && observed.event.causes.length === 0 && strictAppendOnly()) {
+			throw new Error(
+				`pi-fold: unattributed rewrite at request ${observed.event.request}: message ${observed.event.firstDivergentIndex} changed with no commit, expand, refold, rebrief, reboundary, compaction or navigation behind it (${STRICT_APPEND_ONLY_ENV} is set)`,
+			);
+		}
 		return sent === messages ? undefined : { messages: sent };
 	}
 
@@ -199,6 +217,17 @@ export class FoldRuntime {
 			pendingEdits: this.pendingDrafts(ctx, ws.branch).length,
 		});
 	}
+}
+
+/**
+ * Development tripwire: with this variable set to "1", an unattributed
+ * rewrite throws from the `context` hook, so Pi reports it as an extension
+ * error instead of it only being counted. The e2e suite runs with it on.
+ */
+export const STRICT_APPEND_ONLY_ENV = "PI_FOLD_STRICT_APPEND_ONLY";
+
+function strictAppendOnly(): boolean {
+	return process.env[STRICT_APPEND_ONLY_ENV] === "1";
 }
 
 function withoutSystem(messages: readonly AgentMessage[]): AgentMessage[] {

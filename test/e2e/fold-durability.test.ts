@@ -154,5 +154,10 @@ describe("fold durability in Pi", () => {
 		harness.enqueue(reply("Folded again."));
 		await harness.run("Continue on the folded branch again.");
 		expect(lastRequestText(harness)).not.toContain(SECRET);
+		// Each branch switch was a rewrite the instrument attributes to the navigation.
+		const causes = runtime()
+			.status(ctxOf(harness))
+			.instrument.history.map((event) => event.causes);
+		expect(causes).toEqual([["commit"], ["navigation"], ["navigation"]]);
 	});
 });

@@ -44,11 +44,14 @@ describe("append-only instrument", () => {
 		expect(next.state.unattributed).toBe(1);
 	});
 
-	it("an announced cause does not excuse a later pure append", () => {
+	it("an announced cause covers the next request only", () => {
 		const state = announce(run(emptyInstrument(), [msg("a")]), "expand");
-		const result = observeRequest(state, [msg("a"), msg("b")]);
-		expect(result.kind).toBe("append");
-		expect(result.state.pendingCauses).toEqual(["expand"]);
+		const append = observeRequest(state, [msg("a"), msg("b")]);
+		expect(append.kind).toBe("append");
+		expect(append.state.pendingCauses).toEqual([]);
+		const later = observeRequest(append.state, [msg("A"), msg("b")]);
+		expect(later.event?.causes).toEqual([]);
+		expect(later.state.unattributed).toBe(1);
 	});
 
 	it("separates provider-side cache misses from misses a rewrite paid for", () => {

@@ -22,6 +22,7 @@ import {
 	simulatePromptCache,
 	type WireRequestBody,
 } from "./provider-rules.ts";
+import { reportProblem } from "./tripwire.ts";
 
 /** Reply text when no script step is left. */
 export const LOOPBACK_FALLBACK_TEXT = "ok";
@@ -166,7 +167,12 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			defects,
 		};
 		requests.push(recorded);
-		for (const defect of defects) rejections.push({ ...defect, requestIndex: recorded.index });
+		for (const defect of defects) {
+			rejections.push({ ...defect, requestIndex: recorded.index });
+			reportProblem(
+				`loopback request ${recorded.index}: ${defect.kind} ${defect.toolCallId} at messages[${defect.messageIndex}]`,
+			);
+		}
 		if (defects.length > 0 && refuseInvalid) {
 			const detail = defects.map((d) => `${d.kind} ${d.toolCallId} at messages[${d.messageIndex}]`).join("; ");
 			sendJson(res, 400, {

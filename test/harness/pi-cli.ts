@@ -13,6 +13,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { STRICT_APPEND_ONLY_ENV } from "../../src/fold/runtime.ts";
+import { reportProblem } from "./tripwire.ts";
 
 /** Repository root: the package Pi loads with `-e` (package.json `pi.extensions`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -136,7 +138,19 @@ export function piEnv(sandbox: PiSandbox): Record<string, string> {
 		LANG: "C.UTF-8",
 		TERM: "dumb",
 		NO_COLOR: "1",
+		// The append-only tripwire (see src/fold/runtime.ts) follows the test run into the child.
+		...(process.env[STRICT_APPEND_ONLY_ENV] ? { [STRICT_APPEND_ONLY_ENV]: process.env[STRICT_APPEND_ONLY_ENV] } : {}),
 	};
+}
+
+/** Marks in Pi's stderr that must never appear: the append-only tripwire firing. */
+const HOST_PROBLEM_MARKS = ["pi-fold: unattributed rewrite"] as const;
+
+/** Report tripwire marks found in a Pi process's stderr (see test/harness/tripwire.ts). */
+export function reportHostProblems(stderr: string): void {
+	for (const line of stderr.split("\n")) {
+		if (HOST_PROBLEM_MARKS.some((mark) => line.includes(mark))) reportProblem(`pi stderr: ${line}`);
+	}
 }
 
 /** Common arguments: model, session dir, extensions. Callers add the mode and the prompt. */
@@ -191,6 +205,7 @@ export function runPi(
 		});
 		child.on("close", (code) => {
 			clearTimeout(timer);
+			reportHostProblems(stderr);
 			resolvePromise({ stdout, stderr, code, timedOut });
 		});
 		child.stdin?.end();

@@ -9,7 +9,7 @@
  */
 
 import type { ChildProcess } from "node:child_process";
-import { type PiSandbox, spawnPi } from "./pi-cli.ts";
+import { type PiSandbox, reportHostProblems, spawnPi } from "./pi-cli.ts";
 
 /** Default wait for one response or event. */
 export const DEFAULT_RPC_WAIT_MS = 30_000;
@@ -167,6 +167,8 @@ export function startRpc(sandbox: PiSandbox, extraArgs: readonly string[] = []):
 				const timer = setTimeout(() => child.kill("SIGKILL"), RPC_EXIT_GRACE_MS);
 				await exitPromise;
 				clearTimeout(timer);
+				// Extension errors reach RPC clients as records, others as stderr lines: check both once.
+				reportHostProblems([stderr, ...records.map((record) => JSON.stringify(record))].join("\n"));
 			}
 			return { code: exited?.code ?? null, stderr };
 		},

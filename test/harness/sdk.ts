@@ -36,6 +36,7 @@ import {
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
 import { type CapturedUi, captureUiContext, emptyCapture } from "./capture-ui.ts";
+import { providerVisibleDefects, reportProblem } from "./tripwire.ts";
 
 /** Provider and model ids of the faux model. */
 export const FAUX_PROVIDER_ID = "faux";
@@ -123,6 +124,7 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 	// Wrap the faux streams to record every request and to answer with the fallback once the script is used up.
 	const record = (messages: Message[]): void => {
 		requests.push({ messages: structuredClone(messages) });
+		for (const defect of providerVisibleDefects(messages)) reportProblem(`SDK request ${requests.length}: ${defect}`);
 		if (faux.getPendingResponseCount() === 0) faux.appendResponses([reply(FAUX_FALLBACK_TEXT)]);
 	};
 	const provider = createProvider({
@@ -191,6 +193,7 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 		commandContextActions: commandActions(session),
 		onError: (error) => {
 			extensionErrors.push(`${error.extensionPath}: ${error.error}`);
+			reportProblem(`extension error (${error.event}): ${error.error}`);
 		},
 	});
 
