@@ -2,7 +2,8 @@
 
 import type { Benchmark } from "./harness.ts";
 import { compactionBench } from "./suites/compaction.ts";
+import { foldBench } from "./suites/fold.ts";
 import { prefixCacheBench } from "./suites/prefix-cache.ts";
 import { reportBench } from "./suites/report.ts";
 
-export const BENCHMARKS: readonly Benchmark[] = [reportBench, prefixCacheBench, compactionBench];
+export const BENCHMARKS: readonly Benchmark[] = [reportBench, prefixCacheBench, compactionBench, foldBench];

@@ -35,7 +35,7 @@ import {
 } from "./instrument.ts";
 import { editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
-import type { FoldOrigin } from "./records.ts";
+import type { FoldLattice, FoldOrigin } from "./records.ts";
 import { currentBrief, emptyFoldState, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
 import { type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore } from "./store.ts";
@@ -46,6 +46,8 @@ export class FoldRuntime {
 	readonly options: ResolvedOptions;
 	private readonly pi: ExtensionAPI;
 	private state: FoldState = emptyFoldState();
+	/** The live lattice of `state`, rebuilt only when the state changes. */
+	private latticeCache: { state: FoldState; lattice: FoldLattice } | undefined;
 	private instrumentState: InstrumentState = emptyInstrument();
 	private store: FoldStore = createMemoryFoldStore();
 	/** Custom entries decided mid-turn, persisted at the next boundary. */
@@ -96,6 +98,12 @@ export class FoldRuntime {
 			: createMemoryFoldStore();
 	}
 
+	private lattice(): FoldLattice {
+		if (this.latticeCache?.state !== this.state)
+			this.latticeCache = { state: this.state, lattice: liveLattice(this.state) };
+		return this.latticeCache.lattice;
+	}
+
 	/** A snapshot for actions. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
 	workspace(ctx: ExtensionContext, origin: FoldOrigin): FoldWorkspace {
 		const branch = ctx.sessionManager.getBranch();
@@ -103,7 +111,7 @@ export class FoldRuntime {
 			branch,
 			view: analyzeBranch(branch, { readOnlyTools: this.options.readOnlyTools }),
 			state: this.state,
-			lattice: liveLattice(this.state),
+			lattice: this.lattice(),
 			store: this.store,
 			options: this.options,
 			cwd: ctx.cwd,
@@ -136,7 +144,7 @@ export class FoldRuntime {
 	): ContextEditEntryDraft[] {
 		const projected = new Set(ctx.sessionManager.buildSessionProjection().entries.map((entry) => entry.sourceEntry.id));
 		const plan = planWindow(branch, {
-			lattice: liveLattice(this.state),
+			lattice: this.lattice(),
 			expanded: new Set(this.state.data.expanded),
 			briefOf: (record) => currentBrief(this.state, record),
 			brandNoun: this.options.brandNoun,

@@ -199,11 +199,14 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 /** The lattice of folds that still fold something (dissolved folds removed). */
 export function liveLattice(state: FoldState): FoldLattice {
 	const dissolved = new Set(state.data.dissolved);
+	const live = state.records.filter((record) => !dissolved.has(record.id));
+	const whole = latticeFromRecords(live);
+	if (!isRefusal(whole)) return whole;
+	// Only an inconsistent record set (a hand-edited log) pays for this: records
+	// are added one at a time so a bad one drops only itself and its entries
+	// simply stay unfolded.
 	let lattice: FoldLattice = emptyLattice();
-	// Records are added one at a time so one inconsistent record (a hand-edited
-	// log) drops only itself; its entries simply stay unfolded.
-	for (const record of state.records) {
-		if (dissolved.has(record.id)) continue;
+	for (const record of live) {
 		const next = latticeFromRecords([...lattice.folds.values(), record]);
 		if (!isRefusal(next)) lattice = next;
 	}

@@ -1,0 +1,118 @@
+/**
+ * `fold`: what the fold runtime costs per request on the real logs, next to
+ * what Pi itself spends building the same projection.
+ *
+ * Every request runs the runtime's window check (analyze the branch, plan the
+ * window from the fold state, diff it against the persisted edits); with the
+ * edits persisted that diff is empty, which is the steady state measured
+ * here. Pi's own `buildSessionProjection` of the same branch is the baseline.
+ * The facts report how far folding every closed chapter and tool batch
+ * shrinks each log's window.
+ */
+
+import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
+import { createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice.ts";
+import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
+import { emptyLattice, type FoldLattice, isRefusal } from "../../src/fold/records.ts";
+import { emptyFoldState, liveLattice, persistChange, rebuildState } from "../../src/fold/state.ts";
+import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/units.ts";
+import { canonicalJson } from "../../src/session/canonical.ts";
+import { loadSessionFile } from "../../src/session/load.ts";
+import type { BenchCase, Benchmark, BenchRatio } from "../harness.ts";
+import { realLogs } from "../sessions.ts";
+
+const PREFIX = "pi-fold-active-context";
+
+/** Fold every completed tool batch, then every closed chapter (batches nest inside). */
+function foldEverything(view: BranchView): FoldLattice {
+	let lattice = emptyLattice();
+	const spans = [
+		...view.units
+			.filter((unit) => unit.kind === "tool-batch" && unit.completed)
+			.map((unit) => ({ ...unit, kind: "tool-batch" as const })),
+		...closedChapters(view, MIN_CHAPTER_UNITS).map((chapter) => ({ ...chapter, kind: "chapter" as const })),
+	];
+	for (const span of spans) {
+		const first = view.entries[span.start]?.id ?? "";
+		const last = view.entries[span.end - 1]?.id ?? "";
+		const made = createFold(lattice, view, { kind: span.kind, first, last }, { origin: "ladder" });
+		if (!isRefusal(made)) lattice = made.lattice;
+	}
+	return lattice;
+}
+
+function persist(branch: readonly SessionEntry[], drafts: readonly ContextEditEntryDraft[]): SessionEntry[] {
+	const out = [...branch];
+	for (const draft of drafts)
+		out.push({ ...draft, id: `bench-${out.length}`, parentId: out.at(-1)?.id ?? null, timestamp: "t" });
+	return out;
+}
+
+export const foldBench: Benchmark = {
+	name: "fold",
+	description: "Per-request cost of the fold runtime's window check on the real logs, against Pi's own projection.",
+	prepare() {
+		const cases: BenchCase[] = [];
+		const ratios: BenchRatio[] = [];
+		const facts: string[] = [];
+		for (const log of realLogs()) {
+			const branch = loadSessionFile(log.path).manager.getBranch();
+			const lattice = foldEverything(analyzeBranch(branch));
+			const plan = (on: readonly SessionEntry[]) =>
+				planWindow(on, {
+					lattice,
+					expanded: new Set(),
+					briefOf: (record) => record.brief,
+					brandNoun: "active-context",
+				});
+			const folded = persist(branch, editDrafts(branch, plan(branch)));
+			const input = { bytes: log.bytes, entries: folded.length };
+			const window = (on: readonly SessionEntry[]) => buildSessionProjection([...on], on.at(-1)?.id).messages;
+			const check = `window check ${log.name}`;
+			const baseline = `Pi projection ${log.name}`;
+			cases.push(
+				{ label: baseline, input, run: () => window(folded) },
+				{ label: check, input, run: () => editDrafts(folded, plan(folded)) },
+				{ label: `analyze branch ${log.name}`, input, run: () => analyzeBranch(folded) },
+			);
+			ratios.push({
+				numerator: check,
+				denominator: baseline,
+				meaning: "runtime window check per request ÷ Pi's own projection of the same branch",
+			});
+
+			const records = [...lattice.folds.values()];
+			const state = persistChange(emptyFoldState(), PREFIX, records, []);
+			const stateEntries: SessionEntry[] = state.entries.map((entry, index) => ({
+				type: "custom",
+				customType: entry.customType,
+				data: entry.data,
+				id: `s${index}`,
+				parentId: null,
+				timestamp: "t",
+			}));
+			cases.push({
+				label: `rebuild state + live lattice ${log.name}`,
+				input: { entries: stateEntries.length },
+				run: () => liveLattice(rebuildState(stateEntries, PREFIX)),
+			});
+
+			const rawBytes = canonicalJson(window(branch)).length;
+			const foldedBytes = canonicalJson(window(folded)).length;
+			const pending = editDrafts(folded, plan(folded)).length;
+			facts.push(
+				`- ${log.name}: ${records.length} folds (every completed tool batch and closed chapter); window ${rawBytes.toLocaleString("en-US")} → ${foldedBytes.toLocaleString("en-US")} characters of canonical JSON (${((100 * foldedBytes) / rawBytes).toFixed(1)}%); pending edits in the steady state: ${pending}`,
+			);
+		}
+		return {
+			cases,
+			ratios,
+			facts,
+			notes: [
+				"- The branch is the log's active branch with every fold's context edits persisted; the window check then finds nothing to change, as on every request after a commit.",
+				"- `rebuild state + live lattice` replays the custom entries that hold every fold record and validates the lattice (what session_start and /tree do).",
+			],
+		};
+	},
+};
