@@ -84,11 +84,21 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 	}
 	if (commandNames.status === commandNames.fold) throw new Error("pi-fold: command names must be distinct");
 	const foldScheduling = options.foldScheduling ?? "immediate";
+	// Pending marks and epoch commits are not built yet; accepting the option would silently fold immediately.
+	if (foldScheduling !== "immediate") {
+		throw new Error(
+			`pi-fold: foldScheduling ${JSON.stringify(foldScheduling)} is not available in this version; use "immediate"`,
+		);
+	}
 	const allowed = new Set<string>(TOOL_ACTIONS);
-	const defaultActions = TOOL_ACTIONS.filter((action) => action !== "unmark" || foldScheduling === "epoch");
-	const toolActions = options.toolActions ?? defaultActions;
+	// unmark withdraws pending marks, which only epoch scheduling creates.
+	const toolActions = options.toolActions ?? TOOL_ACTIONS.filter((action) => action !== "unmark");
 	for (const action of toolActions) {
 		if (!allowed.has(action)) throw new Error(`pi-fold: unknown tool action ${JSON.stringify(action)}`);
+		if (action === "unmark")
+			throw new Error(
+				'pi-fold: tool action "unmark" needs foldScheduling "epoch", which is not available in this version',
+			);
 	}
 	const window = options.providerTotalWindow;
 	if (window !== undefined && !(Number.isInteger(window) && window > 0)) {
@@ -102,7 +112,7 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 		commandNames,
 		summarizer: options.summarizer ?? "session",
 		foldScheduling,
-		foldPeekResults: options.foldPeekResults ?? foldScheduling === "epoch",
+		foldPeekResults: options.foldPeekResults ?? false,
 		providerTotalWindow: window,
 		toolActions,
 		blockingTools: options.blockingTools ?? DEFAULT_BLOCKING_TOOLS,

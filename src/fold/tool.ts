@@ -100,12 +100,6 @@ async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: Extensio
 			return rebrief(ws, id, params.brief);
 		case "reboundary":
 			return reboundary(ws, id, params.ids, params.brief);
-		case "unmark":
-			return {
-				ok: false,
-				code: "not-available",
-				text: 'unmark withdraws pending marks, which exist only with foldScheduling "epoch"; this session applies folds immediately.',
-			};
 		default:
 			return { ok: false, code: "invalid-arguments", text: `Unknown action ${JSON.stringify(params.action)}.` };
 	}

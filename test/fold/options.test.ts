@@ -41,10 +41,9 @@ describe("resolveOptions", () => {
 		});
 	});
 
-	it("offers unmark and folds peek results only under epoch scheduling", () => {
-		const epoch = resolveOptions({ foldScheduling: "epoch" });
-		expect(epoch.toolActions).toContain("unmark");
-		expect(epoch.foldPeekResults).toBe(true);
+	it("refuses epoch scheduling until pending marks exist, rather than folding immediately behind the user's back", () => {
+		expect(() => resolveOptions({ foldScheduling: "epoch" })).toThrow(/not available/);
+		expect(() => resolveOptions({ toolActions: ["status", "unmark"] })).toThrow(/unmark/);
 	});
 
 	it("refuses option values Pi could not use, naming them", () => {
