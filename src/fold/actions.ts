@@ -171,8 +171,8 @@ function findRecord(ws: FoldWorkspace, id: string): FoldRecord | ActionOutcome {
 	return ws.lattice.folds.get(id) ?? fromRefusal(unknownFold(id));
 }
 
-/** Matches an entry address as summaries write it: `@<entry-id>`, `<entry-id>/<n>`, `<entry-id>/phase:<n>`. */
-const ENTRY_ADDRESS = /^@?([^/@]+)(?:\/(?:phase:)?\d+)?$/;
+/** An entry address as summaries write it: `@<entry-id>`, `<entry-id>/<n>`, `…/phase:<n>`, `…/call:<tool call id>`. */
+const ENTRY_ADDRESS = /^@?([^/@]+)(?:\/(?:\d+|phase:\d+|call:[^/]+))?$/;
 
 /**
  * Exact source of one fold at any depth, or of one session entry (compaction

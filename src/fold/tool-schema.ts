@@ -20,10 +20,10 @@ export const MAX_IDS = 64;
 export const PEEK_MAX_BYTES = 48_000;
 /**
  * Ids are opaque tokens: letters, digits and `_ - . : |`, never whitespace.
- * A summary's entry address may add a leading `@` and one `/<n>` or
- * `/phase:<n>` suffix; no other slash is accepted.
+ * A summary's entry address may add a leading `@` and one `/<n>`,
+ * `/phase:<n>` or `/call:<tool call id>` suffix; no other slash is accepted.
  */
-const ID_PATTERN = /^@?[A-Za-z0-9_.:|-]+(?:\/(?:phase:)?\d+)?$/;
+const ID_PATTERN = /^@?[A-Za-z0-9_.:|-]+(?:\/(?:\d+|phase:\d+|call:[A-Za-z0-9_.:|-]+))?$/;
 
 export function toolParameters(actions: readonly ToolAction[]) {
 	return Type.Object(

@@ -184,7 +184,13 @@ describe("peek by entry address", () => {
 		const { ws } = workspace(entries);
 		const entry = entries.find((e) => e.id === ids.testResult) as SessionEntry;
 		const exact = new TextDecoder().decode(canonicalBytes(entry));
-		for (const id of [ids.testResult, `@${ids.testResult}`, `${ids.testResult}/0`, `${ids.testResult}/phase:1`]) {
+		for (const id of [
+			ids.testResult,
+			`@${ids.testResult}`,
+			`${ids.testResult}/0`,
+			`${ids.testResult}/phase:1`,
+			`${ids.testResult}/call:c3`,
+		]) {
 			const result = await peekFold(ws(), id);
 			expect(result.ok).toBe(true);
 			expect(result.text.endsWith(exact)).toBe(true);

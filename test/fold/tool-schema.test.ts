@@ -19,6 +19,7 @@ describe("validateToolArgs", () => {
 			{ action: "peek", id: "@a1b2c3d4" },
 			{ action: "peek", id: "a1b2c3d4/3" },
 			{ action: "peek", id: "a1b2c3d4/phase:0" },
+			{ action: "peek", id: "a1b2c3d4/call:call_abc|fc_1" },
 		]) {
 			expect(error(raw)).toBeUndefined();
 		}
