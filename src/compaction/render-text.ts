@@ -2,76 +2,19 @@
  * The mechanical text operations the deterministic compactor is allowed to use.
  *
  * Everything here is structural: sanitize characters, collapse whitespace,
- * select a first line, count and truncate UTF-8 bytes on code-point
- * boundaries, and build explicit byte-loss markers. Nothing here looks at what
- * the text means. Byte counts match `TextEncoder` exactly (a lone surrogate
- * counts as the 3-byte U+FFFD it encodes to), and `sanitizeText` replaces lone
- * surrogates up front so the rendered string and its byte count never disagree.
+ * select a first line, shrink one-line text with an ellipsis, excerpt
+ * multi-line text, and build explicit byte-loss markers. Nothing here looks at what
+ * the text means. UTF-8 measuring and clipping live in `utf8.ts`; `sanitizeText`
+ * replaces lone surrogates up front so the rendered string and its byte count
+ * never disagree.
  */
+
+import { isHighSurrogate, isLowSurrogate, truncateUtf8, truncateUtf8Start, utf8ByteLength } from "./utf8.ts";
 
 /** Marker appended to (or prepended before) a shrunken one-line text. */
 export const ELLIPSIS = "…";
 
 const ELLIPSIS_BYTES = 3;
-
-/** UTF-8 length of one UTF-16 code unit sequence starting at `index`; returns [bytes, units]. */
-function codePointAt(text: string, index: number): [number, number] {
-	const unit = text.charCodeAt(index);
-	if (unit < 0x80) return [1, 1];
-	if (unit < 0x800) return [2, 1];
-	if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-		const next = text.charCodeAt(index + 1);
-		if (next >= 0xdc00 && next <= 0xdfff) return [4, 2];
-	}
-	return [3, 1];
-}
-
-/** UTF-8 byte length, identical to `new TextEncoder().encode(text).length`. */
-export function utf8Bytes(text: string): number {
-	let bytes = 0;
-	for (let index = 0; index < text.length; ) {
-		const [size, units] = codePointAt(text, index);
-		bytes += size;
-		index += units;
-	}
-	return bytes;
-}
-
-/** Longest prefix of `text` whose UTF-8 encoding fits `maxBytes`; never splits a code point. */
-export function truncateUtf8(text: string, maxBytes: number): string {
-	if (maxBytes <= 0) return "";
-	if (text.length * 3 <= maxBytes) return text;
-	let bytes = 0;
-	let index = 0;
-	while (index < text.length) {
-		const [size, units] = codePointAt(text, index);
-		if (bytes + size > maxBytes) break;
-		bytes += size;
-		index += units;
-	}
-	return text.slice(0, index);
-}
-
-/** Longest suffix of `text` whose UTF-8 encoding fits `maxBytes`; never splits a code point. */
-export function truncateUtf8Start(text: string, maxBytes: number): string {
-	if (maxBytes <= 0) return "";
-	if (text.length * 3 <= maxBytes) return text;
-	let bytes = 0;
-	let index = text.length;
-	while (index > 0) {
-		let units = 1;
-		const unit = text.charCodeAt(index - 1);
-		if (unit >= 0xdc00 && unit <= 0xdfff && index >= 2) {
-			const previous = text.charCodeAt(index - 2);
-			if (previous >= 0xd800 && previous <= 0xdbff) units = 2;
-		}
-		const [size] = codePointAt(text, index - units);
-		if (bytes + size > maxBytes) break;
-		bytes += size;
-		index -= units;
-	}
-	return text.slice(index);
-}
 
 /**
  * Make text safe to render: CRLF/CR become LF, lone surrogates become U+FFFD,
@@ -87,11 +30,10 @@ export function sanitizeText(text: string): string {
 			replacement = text.charCodeAt(index + 1) === 0x0a ? "" : "\n";
 		} else if ((unit < 0x20 && unit !== 0x0a && unit !== 0x09) || (unit >= 0x7f && unit <= 0x9f)) {
 			replacement = " ";
-		} else if (unit >= 0xd800 && unit <= 0xdbff) {
-			const next = text.charCodeAt(index + 1);
-			if (next >= 0xdc00 && next <= 0xdfff) index++;
+		} else if (isHighSurrogate(unit)) {
+			if (isLowSurrogate(text.charCodeAt(index + 1))) index++;
 			else replacement = "\uFFFD";
-		} else if (unit >= 0xdc00 && unit <= 0xdfff) {
+		} else if (isLowSurrogate(unit)) {
 			replacement = "\uFFFD";
 		}
 		if (replacement !== undefined) {
@@ -127,7 +69,7 @@ export function firstLine(text: string): string {
 
 /** Bound one-line text to `maxBytes`, keeping its start (or end) and marking the cut with an ellipsis. */
 export function shrinkText(text: string, maxBytes: number, keep: "start" | "end" = "start"): string {
-	if (utf8Bytes(text) <= maxBytes) return text;
+	if (utf8ByteLength(text) <= maxBytes) return text;
 	if (maxBytes < ELLIPSIS_BYTES) return "";
 	return keep === "start"
 		? truncateUtf8(text, maxBytes - ELLIPSIS_BYTES) + ELLIPSIS
@@ -155,14 +97,14 @@ export function omittedBytesMarker(omittedBytes: number): string {
  * how many source bytes it dropped (0 when the text fits).
  */
 export function excerptMiddle(text: string, maxBytes: number): { text: string; omittedBytes: number } {
-	const total = utf8Bytes(text);
+	const total = utf8ByteLength(text);
 	if (total <= maxBytes) return { text, omittedBytes: 0 };
 	// The marker never grows: the real omitted count has no more digits than `total`.
-	const frame = utf8Bytes(`\n${omittedBytesMarker(total)}\n`);
+	const frame = utf8ByteLength(`\n${omittedBytesMarker(total)}\n`);
 	const available = Math.max(0, maxBytes - frame);
 	const head = truncateUtf8(text, Math.ceil(available / 2));
-	const tail = truncateUtf8Start(text, available - utf8Bytes(head));
-	const omittedBytes = total - utf8Bytes(head) - utf8Bytes(tail);
+	const tail = truncateUtf8Start(text, available - utf8ByteLength(head));
+	const omittedBytes = total - utf8ByteLength(head) - utf8ByteLength(tail);
 	if (available === 0) return { text: omittedBytesMarker(total), omittedBytes: total };
 	return { text: `${head}\n${omittedBytesMarker(omittedBytes)}\n${tail}`, omittedBytes };
 }

@@ -1,10 +1,11 @@
 /**
- * Mechanical UTF-8 and code-point measurements for bounded compaction text.
+ * The compactor's one UTF-8 module: byte lengths, code-point walking and
+ * clipping for bounded compaction text.
  *
  * Every byte limit in the compactor is measured in UTF-8 as a `TextEncoder`
  * would write the string: a lone UTF-16 surrogate counts as the three bytes of
  * U+FFFD it would become. Clipping never splits a code point, so a clipped
- * string is always a prefix of whole characters.
+ * string is always a prefix (or suffix) of whole characters.
  */
 
 const HIGH_SURROGATE_MIN = 0xd800;
@@ -90,11 +91,8 @@ export interface ClippedText {
 	clipped: boolean;
 }
 
-/**
- * Longest prefix of `text` with at most `maxBytes` UTF-8 bytes and at most
- * `maxCodePoints` code points. Never splits a surrogate pair.
- */
-export function clipText(text: string, maxBytes: number, maxCodePoints = Number.POSITIVE_INFINITY): ClippedText {
+/** End index and UTF-8 size of the longest whole-code-point prefix within both limits. */
+function prefixEnd(text: string, maxBytes: number, maxCodePoints: number): { index: number; bytes: number } {
 	let bytes = 0;
 	let points = 0;
 	let index = 0;
@@ -105,6 +103,39 @@ export function clipText(text: string, maxBytes: number, maxCodePoints = Number.
 		points++;
 		index += point.units;
 	}
+	return { index, bytes };
+}
+
+/**
+ * Longest prefix of `text` with at most `maxBytes` UTF-8 bytes and at most
+ * `maxCodePoints` code points. Never splits a surrogate pair.
+ */
+export function clipText(text: string, maxBytes: number, maxCodePoints = Number.POSITIVE_INFINITY): ClippedText {
+	const { index, bytes } = prefixEnd(text, maxBytes, maxCodePoints);
 	if (index >= text.length) return { text, bytes, omittedBytes: 0, clipped: false };
 	return { text: text.slice(0, index), bytes, omittedBytes: utf8ByteLength(text.slice(index)), clipped: true };
+}
+
+/** Longest prefix of `text` whose UTF-8 encoding fits `maxBytes`; never splits a code point. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+	if (maxBytes <= 0) return "";
+	// No UTF-16 code unit encodes to more than three bytes.
+	if (text.length * 3 <= maxBytes) return text;
+	return text.slice(0, prefixEnd(text, maxBytes, Number.POSITIVE_INFINITY).index);
+}
+
+/** Longest suffix of `text` whose UTF-8 encoding fits `maxBytes`; never splits a code point. */
+export function truncateUtf8Start(text: string, maxBytes: number): string {
+	if (maxBytes <= 0) return "";
+	if (text.length * 3 <= maxBytes) return text;
+	let bytes = 0;
+	let index = text.length;
+	while (index > 0) {
+		const units = isLowSurrogate(text.charCodeAt(index - 1)) && index >= 2 && isHighSurrogate(text.charCodeAt(index - 2)) ? 2 : 1;
+		const size = codePointAt(text, index - units).bytes;
+		if (bytes + size > maxBytes) break;
+		bytes += size;
+		index -= units;
+	}
+	return text.slice(index);
 }

@@ -6,9 +6,10 @@
  * entries and the fresh tail. lattice.ts composes them into operations.
  */
 
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { entryIdAt, innermostContaining, type LatticeIndex, partialOverlaps } from "./lattice-index.ts";
 import { type FoldLattice, type FoldRefusal, refusal } from "./records.ts";
-import type { BranchView, StructuralUnit } from "./units.ts";
+import { type BranchView, entryUnitKind, type StructuralUnit } from "./units.ts";
 
 /** A tool-batch fold is exactly this many tool-batch units: one. */
 export const MIN_TOOL_BATCH_UNITS = 1;
@@ -90,13 +91,21 @@ export function snapToFolds(
 /** A compaction entry stands for what precedes it; no fold may hold one (even one absorbed into a tool batch). */
 export function checkBarrier(view: BranchView, start: number, end: number): FoldRefusal | undefined {
 	for (let i = start; i < end; i++) {
-		if (view.entries[i]?.type !== "compaction") continue;
+		const entry = view.entries[i];
+		if (!entry || entryUnitKind(entry) !== "barrier") continue;
 		return refusal(
 			"barrier",
-			`Span crosses compaction entry ${entryIdAt(view, i)}; a fold may not contain a compaction. Fold the entries on one side of it.`,
+			`Span crosses ${barrierName(entry)} ${entryIdAt(view, i)}, which Pi cannot hide from the model, so no fold may contain it. Fold the entries on one side of it.`,
 		);
 	}
 	return undefined;
+}
+
+function barrierName(entry: SessionEntry): string {
+	if (entry.type === "compaction") return "compaction entry";
+	if (entry.type === "branch_summary") return "branch summary";
+	if (entry.type === "message" && entry.message.role === "bashExecution") return "user bash run";
+	return entry.type === "message" ? `${entry.message.role} message` : `${entry.type} entry`;
 }
 
 export function checkChapterUnits(view: BranchView, units: readonly StructuralUnit[]): FoldRefusal | undefined {

@@ -21,6 +21,7 @@ import type {
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../session/canonical.ts";
 import { childFoldIds, type FoldLattice, type FoldRecord, leafEntryIds, parentMap } from "./records.ts";
+import { isEditableEntry } from "./units.ts";
 
 export type DesiredContent = { kind: "omit" } | { kind: "replace"; content: ContextEditableContent };
 
@@ -66,11 +67,8 @@ export function batchPointerText(record: FoldRecord, brandNoun: string): string 
 	return `[${brandNoun} fold ${record.id}: result folded; the brief is on this batch's first result]`;
 }
 
-function editableRole(entry: SessionEntry): "user" | "assistant" | "toolResult" | "custom" | undefined {
-	if (entry.type === "custom_message") return "custom";
-	if (entry.type !== "message") return undefined;
-	const role = entry.message.role;
-	return role === "user" || role === "assistant" || role === "toolResult" || role === "custom" ? role : undefined;
+function isToolResult(entry: SessionEntry): boolean {
+	return entry.type === "message" && entry.message.role === "toolResult";
 }
 
 /** Stop reasons whose assistant messages Pi drops before a provider request. */
@@ -81,11 +79,6 @@ function isDroppedByHost(entry: SessionEntry): boolean {
 	return (
 		entry.type === "message" && entry.message.role === "assistant" && DROPPED_STOP_REASONS.has(entry.message.stopReason)
 	);
-}
-
-/** True for entries that put at least one message into the model context. */
-export function isContextEntry(entry: SessionEntry): boolean {
-	return entry.type === "message" || entry.type === "custom_message";
 }
 
 /** Plan the window for the branch: what every folded entry should show. */
@@ -111,11 +104,11 @@ export function planWindow(branch: readonly SessionEntry[], input: PlanInput): W
 }
 
 function planChapter(entries: readonly SessionEntry[], text: string): Map<string, DesiredContent> | undefined {
-	const carrier = entries.find((entry) => editableRole(entry) !== undefined && !isDroppedByHost(entry));
+	const carrier = entries.find((entry) => isEditableEntry(entry) && !isDroppedByHost(entry));
 	if (!carrier) return undefined;
 	const plan = new Map<string, DesiredContent>();
 	for (const entry of entries) {
-		if (!isContextEntry(entry)) continue;
+		if (!isEditableEntry(entry)) continue;
 		plan.set(entry.id, entry === carrier ? { kind: "replace", content: [{ type: "text", text }] } : { kind: "omit" });
 	}
 	return plan;
@@ -127,7 +120,7 @@ function planToolBatch(
 	text: string,
 	brandNoun: string,
 ): Map<string, DesiredContent> | undefined {
-	const results = entries.filter((entry) => editableRole(entry) === "toolResult");
+	const results = entries.filter(isToolResult);
 	if (results.length === 0) return planChapter(entries, text);
 	const plan = new Map<string, DesiredContent>();
 	results.forEach((entry, index) => {
@@ -140,7 +133,7 @@ function planToolBatch(
 /** Original content of a context entry, as a replacement that restores it exactly. */
 export function originalContent(entry: SessionEntry): ContextEditableContent | undefined {
 	if (entry.type === "custom_message") return entry.content;
-	if (entry.type === "message" && editableRole(entry) !== undefined) {
+	if (entry.type === "message" && isEditableEntry(entry)) {
 		return (entry.message as { content: ContextEditableContent }).content;
 	}
 	return undefined;
@@ -179,7 +172,7 @@ export function editDrafts(
 	const edits = currentEdits(branch);
 	const drafts: ContextEditEntryDraft[] = [];
 	for (const entry of branch) {
-		if (!isContextEntry(entry) || !inWindow(entry.id)) continue;
+		if (!isEditableEntry(entry) || !inWindow(entry.id)) continue;
 		const want = plan.desired.get(entry.id);
 		const have = edits.get(entry.id);
 		if (!want) {

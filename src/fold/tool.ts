@@ -48,6 +48,8 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 		description: description(toolName, toolActions),
 		promptSnippet: `${toolName}: fold stale spans of your own transcript into briefs, peek or expand them back exactly`,
 		parameters: toolParameters(toolActions),
+		// Each call plans against the state the previous one left; parallel calls would plan on stale snapshots.
+		executionMode: "sequential",
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<ToolDetails>> {
 			const checked = validateToolArgs(params, toolActions);
 			const action =

@@ -96,15 +96,28 @@ export interface ChapterSpan {
 	contextUnits: number;
 }
 
+/**
+ * True for entries whose model content Pi lets a `context_edit` replace or
+ * omit: user, assistant and tool-result messages and custom messages. Every
+ * other context-bearing entry (a `!` bash run, a system message, a branch
+ * summary, a compaction) cannot be hidden, so no fold may contain it.
+ */
+export function isEditableEntry(entry: SessionEntry): boolean {
+	if (entry.type === "custom_message") return true;
+	if (entry.type !== "message") return false;
+	const role = entry.message.role;
+	return role === "user" || role === "assistant" || role === "toolResult";
+}
+
 /** Kind of one entry taken alone (a message with tool calls reports `tool-batch`). */
 export function entryUnitKind(entry: SessionEntry): UnitKind {
 	switch (entry.type) {
 		case "message":
 			return messageUnitKind(entry.message);
 		case "custom_message":
-		case "branch_summary":
 			return "user";
 		case "compaction":
+		case "branch_summary":
 			return "barrier";
 		default:
 			return "rider";
@@ -113,15 +126,17 @@ export function entryUnitKind(entry: SessionEntry): UnitKind {
 
 function messageUnitKind(message: AgentMessage): UnitKind {
 	switch (message.role) {
+		case "user":
+			return "user";
 		case "assistant":
 			return message.content.some((part) => part.type === "toolCall") ? "tool-batch" : "assistant";
 		case "toolResult":
 			return "orphan-result";
 		case "bashExecution":
-			return message.excludeFromContext ? "rider" : "user";
+			return message.excludeFromContext ? "rider" : "barrier";
 		default:
-			// user, custom, branchSummary, compactionSummary, system: context the model reads as input.
-			return "user";
+			// custom, system, branchSummary, compactionSummary: context the model reads but Pi cannot edit.
+			return "barrier";
 	}
 }
 

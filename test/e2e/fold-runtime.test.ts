@@ -162,6 +162,44 @@ describe("fold runtime in Pi", () => {
 	});
 });
 
+describe("several active_context calls in one assistant message", () => {
+	it("run one after another: the second plans against the first's fold, and no request breaks a pairing", async () => {
+		const { harness, runtime } = await foldHarness();
+		const ctx = () => harness.session.extensionRunner.createContext();
+		harness.enqueue(callTools([toolCall("read", { path: "a.txt" }, "call_a")]), reply("Read a."));
+		await harness.run("Read a.txt.");
+		harness.enqueue(reply("Noted."));
+		await harness.run("Thanks.");
+		const conversation = harness.session.sessionManager
+			.getBranch()
+			.filter((entry) => entry.type === "message" && entry.message.role !== "system");
+		const [ask, , , answer] = conversation;
+		harness.enqueue(
+			callTools([
+				toolCall("active_context", { action: "fold", ids: [ask?.id ?? "", answer?.id ?? ""] }, "call_chapter"),
+				toolCall("active_context", { action: "fold", ids: ["call_a"] }, "call_batch"),
+				toolCall("active_context", { action: "protect", ids: ["call_a"] }, "call_protect"),
+			]),
+			reply("Done."),
+		);
+		await harness.run("Fold the first exchange and its read.");
+		const results = withoutSystem(harness.requests.at(-1)?.messages ?? []).filter(
+			(m): m is Extract<Message, { role: "toolResult" }> =>
+				m.role === "toolResult" && m.toolCallId.startsWith("call_") && m.toolCallId !== "call_a",
+		);
+		const byId = Object.fromEntries(results.map((r) => [r.toolCallId, r]));
+		expect(byId.call_chapter?.isError, JSON.stringify(byId.call_chapter?.content)).toBe(false);
+		// The batch now lies inside the chapter fold the first call made.
+		expect(byId.call_batch?.isError).toBe(true);
+		expect(JSON.stringify(byId.call_batch?.content)).toContain("inside-fold");
+		expect(byId.call_protect?.isError).toBe(false);
+		const status = runtime().status(ctx());
+		expect(status.folds.map((fold) => fold.kind)).toEqual(["chapter"]);
+		expect(status.counts.protectedEntries).toBe(2);
+		expect(lastWindow(harness)).not.toContain(SECRET_A);
+	});
+});
+
 describe("every window-changing verb is one attributed rewrite", () => {
 	it("expand, refold, rebrief and reboundary each land as one rewrite with their own cause", async () => {
 		const { harness, runtime } = await foldHarness();

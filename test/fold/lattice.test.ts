@@ -242,6 +242,25 @@ describe("refusals", () => {
 		expect(createFold(emptyLattice(), view, { kind: "chapter", first: "e4", last: "e5" }, AGENT).ok).toBe(true);
 	});
 
+	it("barrier: a span across an entry Pi cannot hide (user bash run, branch summary)", () => {
+		const b = new FoldBranch();
+		b.user("a"); // e1
+		b.assistant("b"); // e2
+		b.bash("ls", 0); // e3
+		b.user("c"); // e4
+		b.assistant("d"); // e5
+		b.branchSummary("e1"); // e6
+		b.user("e"); // e7
+		b.assistant("f"); // e8
+		const view = analyzeBranch(b.entries);
+		const bash = refused(createFold(emptyLattice(), view, { kind: "chapter", first: "e1", last: "e5" }, AGENT));
+		expect(bash.code).toBe("barrier");
+		expect(bash.message).toContain("user bash run e3");
+		const summary = refused(createFold(emptyLattice(), view, { kind: "chapter", first: "e4", last: "e8" }, AGENT));
+		expect(summary.message).toContain("branch summary e6");
+		expect(createFold(emptyLattice(), view, { kind: "chapter", first: "e4", last: "e5" }, AGENT).ok).toBe(true);
+	});
+
 	it("protected: a span holding a protected entry, also when snapping pulled it in", () => {
 		const { view, ids } = setup();
 		const guards = { protectedEntryIds: new Set([ids.readResult]) };

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { editDrafts, planWindow, projectWithDrafts, visibleCollapsedFolds } from "../../src/fold/materialize.ts";
 import { type FoldKind, type FoldLattice, type FoldRecord, foldIdDigest } from "../../src/fold/records.ts";
 import { canonicalJson, sha256Hex } from "../../src/session/canonical.ts";
+import { persistDrafts } from "../fixtures/fold.ts";
 import { BranchBuilder } from "../fixtures/session.ts";
 
 function fold(kind: FoldKind, parts: FoldRecord["parts"], seed = canonicalJson(parts)): FoldRecord {
@@ -22,14 +23,8 @@ function fold(kind: FoldKind, parts: FoldRecord["parts"], seed = canonicalJson(p
 const entries = (...ids: string[]): FoldRecord["parts"] => ids.map((entryId) => ({ type: "entry", entryId }));
 const lattice = (...records: FoldRecord[]): FoldLattice => ({ folds: new Map(records.map((r) => [r.id, r])) });
 
-/** Append drafts to a branch the way Pi persists them. */
-function persist(branch: SessionEntry[], drafts: readonly ContextEditEntryDraft[]): SessionEntry[] {
-	const out = [...branch];
-	for (const draft of drafts) {
-		out.push({ ...draft, id: `x${out.length}`, parentId: out.at(-1)?.id ?? null, timestamp: "t" });
-	}
-	return out;
-}
+/** Append drafts to a branch the way Pi persists them (Pi's own checks run). */
+const persist = persistDrafts;
 
 function messagesOf(branch: SessionEntry[]) {
 	return canonicalJson(buildSessionProjection(branch, branch.at(-1)?.id).messages);

@@ -12,7 +12,7 @@ import { emptyLattice, type FoldLattice, isRefusal, latticeFromRecords, leafEntr
 import { openFileFoldStore } from "../../src/fold/store-file.ts";
 import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/units.ts";
 import { canonicalJson, canonicalSpanBytes } from "../../src/session/canonical.ts";
-import { REAL_SESSIONS, realBranch } from "../fixtures/fold.ts";
+import { persistDrafts, REAL_SESSIONS, realBranch } from "../fixtures/fold.ts";
 
 /** Fold every completed tool batch, then every closed chapter, then consolidate neighbouring top-level folds. */
 function foldEverything(view: BranchView) {
@@ -157,13 +157,8 @@ describe.each(Object.entries(REAL_SESSIONS))("the model window of the real %s se
 	const planFor = (on: SessionEntry[], expanded: ReadonlySet<string>) =>
 		planWindow(on, { lattice, expanded, briefOf: (record) => record.brief, brandNoun: "active-context" });
 
-	/** Persist drafts as Pi would (context_edit entries at the leaf) and return the new branch. */
-	const persist = (on: SessionEntry[], drafts: readonly ContextEditEntryDraft[]): SessionEntry[] => {
-		const out = [...on];
-		for (const draft of drafts)
-			out.push({ ...draft, id: `edit-${out.length}`, parentId: out.at(-1)?.id ?? null, timestamp: "t" });
-		return out;
-	};
+	/** Persist drafts through Pi's SessionManager, whose checks refuse an edit Pi could not apply. */
+	const persist = persistDrafts;
 	const windowOf = (on: SessionEntry[]) => buildSessionProjection(on, on.at(-1)?.id).messages;
 
 	it("folded: the window shrinks, every call keeps its result, and expanding everything restores it byte for byte", () => {

@@ -5,7 +5,7 @@ import { FoldBranch, REAL_SESSIONS, realBranch, threeTurns } from "../fixtures/f
 const shape = (units: readonly StructuralUnit[]) => units.map((unit) => [unit.kind, unit.start, unit.end]);
 
 describe("structural units", () => {
-	it("classifies user, assistant, tool batches and riders", () => {
+	it("classifies user, assistant, tool batches, riders, and barriers Pi cannot edit", () => {
 		const b = new FoldBranch();
 		b.user("hi");
 		b.thinking();
@@ -25,13 +25,13 @@ describe("structural units", () => {
 			["tool-batch", 2, 4],
 			["assistant", 4, 5],
 			["user", 5, 6],
-			["user", 6, 7],
+			["barrier", 6, 7],
 			["rider", 7, 8],
-			["user", 8, 9],
+			["barrier", 8, 9],
 			["rider", 9, 10],
 			["rider", 10, 11],
 		]);
-		expect(view.units.filter((unit) => unit.context).length).toBe(6);
+		expect(view.units.filter((unit) => unit.context).length).toBe(4);
 	});
 
 	it("keeps parallel calls and all their results in one batch", () => {
