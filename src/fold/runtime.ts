@@ -21,6 +21,7 @@ import type {
 	SessionBoundaryDraft,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
+import { canonicalJson } from "../session/canonical.ts";
 import { promptTokensOf } from "../session/tokens.ts";
 import type { ActionOutcome, FoldChange, FoldWorkspace } from "./actions.ts";
 import {
@@ -52,6 +53,8 @@ export class FoldRuntime {
 	private store: FoldStore = createMemoryFoldStore();
 	/** Custom entries decided mid-turn, persisted at the next boundary. */
 	private queued: { customType: string; data: unknown }[] = [];
+	/** Entries handed to the last boundary; Pi drops a whole boundary when any draft in it is invalid. */
+	private inFlight: { customType: string; data: unknown }[] = [];
 	/** Why the next window rewrite happens; handed to the instrument when edits land. */
 	private causes = new Set<RewriteCause>();
 
@@ -71,7 +74,10 @@ export class FoldRuntime {
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
 		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
 		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
-		pi.on("agent_settled", () => this.flushQueued());
+		pi.on("agent_settled", (_event, ctx) => {
+			this.reconcile(ctx.sessionManager.getBranch());
+			this.flushQueued();
+		});
 		pi.on("session_compact", () => {
 			this.instrumentState = announce(this.instrumentState, "compaction");
 		});
@@ -91,6 +97,7 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		this.state = rebuildState(manager.getBranch(), this.options.entryTypePrefix);
 		this.queued = [];
+		this.inFlight = [];
 		this.causes.clear();
 		const file = manager.getSessionFile();
 		this.store = file
@@ -164,13 +171,30 @@ export class FoldRuntime {
 		this.causes.clear();
 	}
 
+	/**
+	 * Queue again whatever the last boundary did not persist. Edits need no
+	 * such care: they are recomputed from the fold state at every boundary.
+	 */
+	private reconcile(branch: readonly SessionEntry[]): void {
+		if (this.inFlight.length === 0) return;
+		const key = (customType: string, data: unknown) => `${customType}\n${canonicalJson(data)}`;
+		const persisted = new Set(
+			branch.flatMap((entry) => (entry.type === "custom" ? [key(entry.customType, entry.data)] : [])),
+		);
+		const lost = this.inFlight.filter((entry) => !persisted.has(key(entry.customType, entry.data)));
+		this.inFlight = [];
+		this.queued = [...lost, ...this.queued];
+	}
+
 	private onBoundary(
 		proposed: readonly SessionBoundaryDraft[],
 		ctx: ExtensionContext,
 	): { entries: SessionBoundaryDraft[] } | undefined {
+		this.reconcile(ctx.sessionManager.getBranch());
 		const drafts = this.pendingDrafts(ctx);
 		if (drafts.length === 0 && this.queued.length === 0) return undefined;
 		const custom: SessionBoundaryDraft[] = this.queued.map((entry) => ({ type: "custom", ...entry }));
+		this.inFlight.push(...this.queued);
 		this.queued = [];
 		// Edits the context hook already previewed change nothing the provider has not seen.
 		if (drafts.length > 0 && this.wouldRewrite(ctx.sessionManager.getBranch(), drafts)) this.announceCauses();

@@ -7,14 +7,16 @@
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
-import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { registerCommands } from "../../src/fold/commands.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { FoldRuntime } from "../../src/fold/runtime.ts";
+import { rebuildState } from "../../src/fold/state.ts";
 import { registerContextTool } from "../../src/fold/tool.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
+import { takeProblems } from "../harness/tripwire.ts";
 
 const SECRET = "DELTA-CONTENT-0b1e";
 
@@ -23,7 +25,9 @@ afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function harnessWithRuntime(): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
+async function harnessWithRuntime(
+	after: InlineExtension[] = [],
+): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
 		runtime = new FoldRuntime(pi, resolveOptions());
@@ -31,7 +35,11 @@ async function harnessWithRuntime(): Promise<{ harness: SdkHarness; runtime: () 
 		registerContextTool(pi, runtime);
 		registerCommands(pi, runtime);
 	};
-	const harness = await createSdkHarness({ extensions: [extension], tools: ["read", "active_context"], persist: true });
+	const harness = await createSdkHarness({
+		extensions: [extension, ...after],
+		tools: ["read", "active_context"],
+		persist: true,
+	});
 	cleanups.push(() => harness.dispose());
 	writeFileSync(join(harness.cwd, "d.txt"), `${SECRET}\n`);
 	return {
@@ -159,5 +167,34 @@ describe("fold durability in Pi", () => {
 			.status(ctxOf(harness))
 			.instrument.history.map((event) => event.causes);
 		expect(causes).toEqual([["commit"], ["navigation"], ["navigation"]]);
+	});
+
+	it("a fold survives another extension making Pi drop the whole turn boundary", async () => {
+		let sabotage = false;
+		// Loaded after pi-fold: proposes an edit Pi refuses, so Pi appends none of the boundary's entries.
+		const saboteur: InlineExtension = (pi) => {
+			pi.on("turn_end", (event) => {
+				if (!sabotage) return undefined;
+				sabotage = false;
+				return { entries: [...event.entries, { type: "context_edit", targetId: "no-such-entry", replacement: null }] };
+			});
+		};
+		const { harness, runtime } = await harnessWithRuntime([saboteur]);
+		await twoExchanges(harness);
+		sabotage = true;
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "fold", ids: ["call_read"] }, "call_fold")]),
+			reply("Folded."),
+		);
+		await expect(harness.run("Fold the read.")).rejects.toThrow(/Invalid boundary entries/);
+		// The saboteur's error is expected; the fold record must be on disk all the same.
+		expect(takeProblems()).toEqual([expect.stringMatching(/Invalid boundary entries/)]);
+		const branch = harness.session.sessionManager.getBranch();
+		const rebuilt = rebuildState(branch, "pi-fold-active-context");
+		expect(rebuilt.records.map((record) => record.kind)).toEqual(["tool-batch"]);
+		expect(runtime().status(ctxOf(harness)).folds).toHaveLength(1);
+		harness.enqueue(reply("Later."));
+		await harness.run("Later.");
+		expect(lastRequestText(harness)).not.toContain(SECRET);
 	});
 });
