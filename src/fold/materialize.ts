@@ -37,6 +37,12 @@ export interface PlanInput {
 	expanded: ReadonlySet<string>;
 	briefOf: (record: FoldRecord) => string;
 	brandNoun: string;
+	/**
+	 * Entries Pi still projects. A compaction may keep only the tail of a
+	 * collapsed fold; the brief then moves to the first entry still shown, so
+	 * the kept part never vanishes without its brief. Default: all.
+	 */
+	inWindow?: (entryId: string) => boolean;
 }
 
 /** Folds whose brief shows: collapsed folds with every ancestor expanded. */
@@ -93,9 +99,12 @@ export function planWindow(branch: readonly SessionEntry[], input: PlanInput): W
 		const entries = leaves.map((leaf) => byId.get(leaf)).filter((entry): entry is SessionEntry => !!entry);
 		// A fold whose entries are not all on this branch cannot be shown here; its span stays raw.
 		if (entries.length !== leaves.length) continue;
+		const inWindow = input.inWindow;
+		const shown = inWindow ? entries.filter((entry) => inWindow(entry.id)) : entries;
+		if (shown.length === 0) continue;
 		const text = briefText(record, input.briefOf(record), input.brandNoun);
 		const placed =
-			record.kind === "tool-batch" ? planToolBatch(entries, record, text, input.brandNoun) : planChapter(entries, text);
+			record.kind === "tool-batch" ? planToolBatch(shown, record, text, input.brandNoun) : planChapter(shown, text);
 		if (!placed) continue;
 		for (const [entryId, content] of placed) desired.set(entryId, content);
 		visible.push(id);

@@ -155,6 +155,7 @@ export class FoldRuntime {
 			expanded: new Set(this.state.data.expanded),
 			briefOf: (record) => currentBrief(this.state, record),
 			brandNoun: this.options.brandNoun,
+			inWindow: (id) => projected.has(id),
 		});
 		const managed = new Set(
 			this.state.records.flatMap((record) =>

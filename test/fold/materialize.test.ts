@@ -1,4 +1,4 @@
-import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { editDrafts, planWindow, projectWithDrafts, visibleCollapsedFolds } from "../../src/fold/materialize.ts";
@@ -136,5 +136,38 @@ describe("planWindow and editDrafts", () => {
 		expect(editDrafts(hostEdited, plan, { managed: (id) => ["e1", "e2"].includes(id) })).toEqual([]);
 		// Without the scope every edited entry counts as ours, which is what the runtime must never do.
 		expect(editDrafts(hostEdited, plan).map((d) => d.targetId)).toEqual(["e7"]);
+	});
+
+	it("moves the brief to the first entry a compaction kept, so the kept part of a fold keeps its brief", () => {
+		const branch = sampleBranch();
+		const chapter = fold("chapter", entries("e1", "e2", "e3", "e4", "e5"));
+		const input = {
+			lattice: lattice(chapter),
+			expanded: new Set<string>(),
+			briefOf: (r: FoldRecord) => r.brief,
+			brandNoun: "ac",
+		};
+		const folded = persist(branch, editDrafts(branch, planWindow(branch, input)));
+		// A compaction that keeps the window from e5 on (a closure-safe cut): e1, which carried the brief, is gone.
+		const compacted = [
+			...folded,
+			{
+				type: "compaction",
+				summary: "S",
+				firstKeptEntryId: "e5",
+				tokensBefore: 1,
+				id: "c1",
+				parentId: folded.at(-1)?.id ?? null,
+				timestamp: "t",
+			} as SessionEntry,
+		];
+		const shown = new Set(buildSessionProjection(compacted, "c1").entries.map((e) => e.sourceEntry.id));
+		const inWindow = (id: string) => shown.has(id);
+		const drafts = editDrafts(compacted, planWindow(compacted, { ...input, inWindow }), { inWindow });
+		expect(drafts.map((d) => [d.targetId, d.replacement === null ? "omit" : "replace"])).toEqual([["e5", "replace"]]);
+		const after = persist(compacted, drafts);
+		const text = canonicalJson(buildSessionProjection(after, after.at(-1)?.id).messages);
+		expect(text.split("brief of chapter").length - 1).toBe(1);
+		expect(text).not.toContain("SECRET");
 	});
 });

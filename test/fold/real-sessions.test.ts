@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { BRIEF_MAX_CHARS, recallCalls } from "../../src/fold/brief.ts";
