@@ -165,6 +165,8 @@ export interface DraftScope {
 	 * failed reply before overflow recovery, for one) and is left alone.
 	 */
 	managed?: (entryId: string) => boolean;
+	/** What a managed entry showed before it was first folded, when that was another extension's edit. */
+	baseline?: (entryId: string) => ContextEditEntry["replacement"] | undefined;
 }
 
 /**
@@ -186,7 +188,12 @@ export function editDrafts(
 		const have = edits.get(entry.id);
 		if (!want) {
 			if (!have || !managed(entry.id)) continue;
-			const original = originalContent(entry);
+			const before = scope.baseline?.(entry.id);
+			if (before === null) {
+				if (have.replacement !== null) drafts.push({ type: "context_edit", targetId: entry.id, replacement: null });
+				continue;
+			}
+			const original = before?.content ?? originalContent(entry);
 			if (original === undefined) continue;
 			if (have.replacement && canonicalJson(have.replacement.content) === canonicalJson(original)) continue;
 			drafts.push({ type: "context_edit", targetId: entry.id, replacement: { content: original } });

@@ -15,6 +15,7 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type {
+	ContextEditEntry,
 	ContextEditEntryDraft,
 	ExtensionAPI,
 	ExtensionContext,
@@ -34,10 +35,18 @@ import {
 	observeUsage,
 	type RewriteCause,
 } from "./instrument.ts";
-import { editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
+import { currentEdits, editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
-import type { FoldLattice, FoldOrigin } from "./records.ts";
-import { currentBrief, emptyFoldState, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
+import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
+import {
+	currentBrief,
+	emptyFoldState,
+	type FoldOp,
+	type FoldState,
+	liveLattice,
+	persistChange,
+	rebuildState,
+} from "./state.ts";
 import { type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
@@ -131,11 +140,36 @@ export class FoldRuntime {
 	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
 		const change: FoldChange | undefined = outcome.change;
 		if (!outcome.ok || !change) return;
-		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, change.ops);
+		const baselines = this.baselinesFor(change.records, ctx.sessionManager.getBranch());
+		const ops = baselines ? [...change.ops, baselines] : change.ops;
+		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, ops);
 		this.state = plan.state;
 		for (const cause of change.causes) this.causes.add(cause);
 		this.queued.push(...plan.entries);
 		if (ctx.isIdle()) this.flushQueued();
+	}
+
+	/** Entries a new fold covers for the first time that another extension had already edited. */
+	private baselinesFor(records: readonly FoldRecord[], branch: readonly SessionEntry[]): FoldOp | undefined {
+		const managed = this.managedEntries();
+		const edits = currentEdits(branch);
+		const entries: Record<string, ContextEditEntry["replacement"]> = {};
+		for (const record of records) {
+			for (const part of record.parts) {
+				const edit = part.type === "entry" && !managed.has(part.entryId) ? edits.get(part.entryId) : undefined;
+				if (edit) entries[edit.targetId] = edit.replacement;
+			}
+		}
+		return Object.keys(entries).length > 0 ? { op: "baseline", entries } : undefined;
+	}
+
+	/** Entries some fold record, live or dissolved, has covered. */
+	private managedEntries(): Set<string> {
+		return new Set(
+			this.state.records.flatMap((record) =>
+				record.parts.flatMap((part) => (part.type === "entry" ? [part.entryId] : [])),
+			),
+		);
 	}
 
 	private flushQueued(): void {
@@ -157,12 +191,13 @@ export class FoldRuntime {
 			brandNoun: this.options.brandNoun,
 			inWindow: (id) => projected.has(id),
 		});
-		const managed = new Set(
-			this.state.records.flatMap((record) =>
-				record.parts.flatMap((part) => (part.type === "entry" ? [part.entryId] : [])),
-			),
-		);
-		return editDrafts(branch, plan, { inWindow: (id) => projected.has(id), managed: (id) => managed.has(id) });
+		const managed = this.managedEntries();
+		const baselines = this.state.data.baselines;
+		return editDrafts(branch, plan, {
+			inWindow: (id) => projected.has(id),
+			managed: (id) => managed.has(id),
+			baseline: (id) => (Object.hasOwn(baselines, id) ? baselines[id] : undefined),
+		});
 	}
 
 	/** Hand the causes of the rewrite about to happen to the instrument. */

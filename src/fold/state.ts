@@ -11,7 +11,7 @@
  * trusted.
  */
 
-import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "./records.ts";
 
 /** Deltas between checkpoints: bounds replay after the last checkpoint. */
@@ -34,6 +34,12 @@ export interface FoldStateData {
 	/** Folds dissolved by reboundary; their records stay for history but no longer fold anything. */
 	dissolved: readonly string[];
 	marks: readonly PendingMark[];
+	/**
+	 * What an entry showed before pi-fold first folded it, when that was not
+	 * its raw content (another extension's context edit). Expanding restores
+	 * this, so expand is byte-identical to the never-folded window.
+	 */
+	baselines: Readonly<Record<string, ContextEditEntry["replacement"]>>;
 }
 
 export type FoldOp =
@@ -46,7 +52,8 @@ export type FoldOp =
 	| { op: "restore"; id: string }
 	| { op: "mark"; mark: PendingMark }
 	| { op: "unmark"; id: string }
-	| { op: "clear-marks"; ids: string[] };
+	| { op: "clear-marks"; ids: string[] }
+	| { op: "baseline"; entries: Record<string, ContextEditEntry["replacement"]> };
 
 export interface FoldState {
 	records: readonly FoldRecord[];
@@ -57,7 +64,14 @@ export interface FoldState {
 	skipped: number;
 }
 
-export const EMPTY_STATE_DATA: FoldStateData = { expanded: [], protected: [], briefs: {}, dissolved: [], marks: [] };
+export const EMPTY_STATE_DATA: FoldStateData = {
+	expanded: [],
+	protected: [],
+	briefs: {},
+	dissolved: [],
+	marks: [],
+	baselines: {},
+};
 
 export function emptyFoldState(): FoldState {
 	return { records: [], data: EMPTY_STATE_DATA, deltasSinceCheckpoint: 0, skipped: 0 };
@@ -97,6 +111,9 @@ export function applyOp(data: FoldStateData, op: FoldOp): FoldStateData {
 			return { ...data, marks: data.marks.filter((mark) => mark.record.id !== op.id) };
 		case "clear-marks":
 			return { ...data, marks: data.marks.filter((mark) => !op.ids.includes(mark.record.id)) };
+		case "baseline":
+			// The first baseline recorded for an entry is the one from before any fold.
+			return { ...data, baselines: { ...op.entries, ...data.baselines } };
 	}
 }
 
@@ -186,10 +203,14 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 				skipped++;
 				continue;
 			}
-			data = (payload.ops as FoldOp[]).reduce(applyOp, data);
+			// A malformed op is skipped and counted; the valid ones around it still apply.
+			for (const op of payload.ops) {
+				if (isFoldOp(op)) data = applyOp(data, op);
+				else skipped++;
+			}
 			deltas++;
 		} else if (isStateData(payload.state)) {
-			data = payload.state;
+			data = { ...EMPTY_STATE_DATA, ...payload.state };
 			deltas = 0;
 		} else skipped++;
 	}
@@ -230,16 +251,52 @@ function isRecordShape(value: unknown): value is FoldRecord {
 	);
 }
 
+const isString = (value: unknown): value is string => typeof value === "string";
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+
+/** Shape check for one persisted op: never trust a delta that merely parses. */
+export function isFoldOp(value: unknown): value is FoldOp {
+	if (typeof value !== "object" || value === null) return false;
+	const op = value as Record<string, unknown>;
+	switch (op.op) {
+		case "expand":
+		case "refold":
+		case "dissolve":
+		case "restore":
+		case "unmark":
+			return isString(op.id);
+		case "protect":
+		case "unprotect":
+		case "clear-marks":
+			return isStringList(op.ids);
+		case "rebrief":
+			return isString(op.id) && isString(op.brief);
+		case "baseline":
+			return (
+				typeof op.entries === "object" &&
+				op.entries !== null &&
+				Object.values(op.entries).every((value) => value === null || (typeof value === "object" && "content" in value))
+			);
+		case "mark": {
+			const mark = op.mark as { record?: unknown; origin?: unknown } | undefined;
+			return isRecordShape(mark?.record) && (mark?.origin === "agent" || mark?.origin === "ladder");
+		}
+		default:
+			return false;
+	}
+}
+
 function isStateData(value: unknown): value is FoldStateData {
 	const data = value as FoldStateData | undefined;
 	return (
 		typeof data === "object" &&
 		data !== null &&
-		Array.isArray(data.expanded) &&
-		Array.isArray(data.protected) &&
-		Array.isArray(data.dissolved) &&
+		isStringList(data.expanded) &&
+		isStringList(data.protected) &&
+		isStringList(data.dissolved) &&
 		Array.isArray(data.marks) &&
 		typeof data.briefs === "object" &&
-		data.briefs !== null
+		data.briefs !== null &&
+		Object.values(data.briefs).every(isString)
 	);
 }

@@ -197,4 +197,48 @@ describe("fold durability in Pi", () => {
 		await harness.run("Later.");
 		expect(lastRequestText(harness)).not.toContain(SECRET);
 	});
+
+	it("expand restores another extension's earlier edit, not the raw entry: byte-identical to never folded", async () => {
+		let redact = true;
+		// Loaded after pi-fold: once, it replaces the read result with its own text, as a redaction extension might.
+		const redactor: InlineExtension = (pi) => {
+			pi.on("turn_end", (event) => {
+				const target = event.toolResultEntryIds[0];
+				if (!redact || !target) return undefined;
+				redact = false;
+				return {
+					entries: [
+						...event.entries,
+						{
+							type: "context_edit",
+							targetId: target,
+							replacement: { content: [{ type: "text", text: "REDACTED BY ANOTHER EXTENSION" }] },
+						},
+					],
+				};
+			});
+		};
+		const { harness } = await harnessWithRuntime([redactor]);
+		await twoExchanges(harness);
+		const neverFolded = (harness.requests.at(-1)?.messages ?? []).filter((m: Message) => m.role !== "system");
+		expect(canonicalJson(neverFolded)).toContain("REDACTED BY ANOTHER EXTENSION");
+		expect(canonicalJson(neverFolded)).not.toContain(SECRET);
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "fold", ids: ["call_read"] }, "call_fold")]),
+			reply("Folded."),
+		);
+		await harness.run("Fold the read.");
+		const id = harness.session.sessionManager
+			.getBranch()
+			.flatMap((e) =>
+				e.type === "custom" && e.customType.endsWith(":fold") ? [(e.data as { record: { id: string } }).record.id] : [],
+			)[0];
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "expand", id: id ?? "" }, "call_expand")]),
+			reply("Expanded."),
+		);
+		await harness.run("Expand it.");
+		const expanded = (harness.requests.at(-1)?.messages ?? []).filter((m: Message) => m.role !== "system");
+		expect(canonicalJson(expanded.slice(0, neverFolded.length))).toBe(canonicalJson(neverFolded));
+	});
 });

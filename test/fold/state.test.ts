@@ -101,6 +101,27 @@ describe("durable fold state", () => {
 		expect(rebuilt.records.map((r) => r.brief)).toEqual(["brief z"]);
 	});
 
+	it("skips malformed ops and counts them, applying the valid ones beside them", () => {
+		const types = stateEntryTypes(PREFIX);
+		const branch = toEntries([
+			{
+				customType: types.delta,
+				data: { v: 1, ops: [{ op: "bogus" }, { op: "protect" }, { op: "protect", ids: ["e1"] }] },
+			},
+			{
+				customType: types.delta,
+				data: { v: 1, ops: [{ op: "rebrief", id: "f-x" }, null, { op: "expand", id: "f-y" }] },
+			},
+			{
+				customType: types.checkpoint,
+				data: { v: 1, state: { expanded: [1], protected: [], dissolved: [], marks: [], briefs: {} } },
+			},
+		]);
+		const rebuilt = rebuildState(branch, PREFIX);
+		expect(rebuilt.data).toMatchObject({ protected: ["e1"], expanded: ["f-y"] });
+		expect(rebuilt.skipped).toBe(5);
+	});
+
 	it("drops a dissolved fold and an inconsistent record from the live lattice only", () => {
 		const child = record("child");
 		const parent = record("parent", [{ type: "fold", foldId: child.id }]);
