@@ -95,13 +95,17 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 	const stored = await storeSource(ws.store, plan.source, record.sourceHash);
 	if (stored) return stored;
 	const correction = plan.correction ? ` ${plan.correction.message.replace(/\.?$/, ".")}` : "";
+	const between =
+		record.kind !== "consolidation" && ids.length > 2
+			? ` The span runs from ${ids[0]} to ${ids.at(-1)}; the ${ids.length - 2} ids between them only lie inside it.`
+			: "";
 	return {
 		ok: true,
 		foldId: record.id,
 		text:
 			`Folded ${record.kind} ${record.id}: entries ${plan.firstEntryId}…${plan.lastEntryId} ` +
 			`(${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes) now show a ${record.sizes.briefBytes}-byte brief ` +
-			`from the next request on.${correction} Source sha256 ${record.sourceHash} is stored and verified.`,
+			`from the next request on.${correction}${between} Source sha256 ${record.sourceHash} is stored and verified.`,
 		change: { records: [record], ops: [], causes: ["commit"] },
 	};
 }

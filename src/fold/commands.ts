@@ -18,10 +18,13 @@ import { closedChapters } from "./units.ts";
 export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 	const { commandNames, toolName } = runtime.options;
 	pi.registerCommand(commandNames.status, {
-		description: "Show the model window: entries, tokens, occupancy, folds and append-only counts",
+		description:
+			"Show the model window: entries, tokens, occupancy, folds, append-only counts (/context tree | window)",
 		handler: async (args, ctx) => {
-			const tree = args.trim() === "tree";
-			showOutput(ctx, `${contextHeader(ctx)}\n${formatStatus(runtime.status(ctx), { tree, toolName })}`);
+			const detail = args.trim();
+			const status = formatStatus(runtime.status(ctx), { tree: detail === "tree", toolName });
+			const listing = detail === "window" ? `\n${runtime.windowListing(ctx)}` : "";
+			showOutput(ctx, `${contextHeader(ctx)}\n${status}${listing}`);
 		},
 	});
 	pi.registerCommand(commandNames.fold, {

@@ -115,7 +115,7 @@ export function checkChapterUnits(view: BranchView, units: readonly StructuralUn
 	if (context < MIN_CHAPTER_UNITS) {
 		return refusal(
 			"span-too-small",
-			`A chapter needs at least ${MIN_CHAPTER_UNITS} whole user, assistant or tool-batch units; this span holds ${context}. Widen the span, or fold a single tool batch with kind "tool-batch".`,
+			`A chapter needs at least ${MIN_CHAPTER_UNITS} whole user, assistant or tool-batch units; this span holds ${context}. Widen the span to at least two turns, or name one tool call id to fold a single tool batch.`,
 		);
 	}
 	return undefined;
@@ -168,7 +168,7 @@ export function notOneBatch(view: BranchView, body: readonly StructuralUnit[]): 
 	const described = body.map((unit) => `${unit.kind} ${entryIdAt(view, unit.start)}`);
 	return refusal(
 		"not-a-tool-batch",
-		`A tool-batch fold is exactly one tool batch (an assistant tool call message with all its results); this span holds ${body.length} unit(s): ${listIds(described)}. Name one tool call id, or fold the span with kind "chapter".`,
+		`A tool-batch fold is exactly one tool batch (an assistant tool call message with all its results); this span holds ${body.length} unit(s): ${listIds(described)}. Name one tool call id, or name whole turns (from a user message) to fold a chapter.`,
 	);
 }
 

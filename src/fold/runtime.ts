@@ -51,6 +51,7 @@ import { type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
 import { analyzeBranch } from "./units.ts";
+import { formatWindowListing } from "./window-listing.ts";
 
 export class FoldRuntime {
 	readonly options: ResolvedOptions;
@@ -265,6 +266,12 @@ export class FoldRuntime {
 			);
 		}
 		return sent === messages ? undefined : { messages: sent };
+	}
+
+	/** The window's entries and folds with their ids (status detail "window"). */
+	windowListing(ctx: ExtensionContext): string {
+		const ws = this.workspace(ctx, "command");
+		return formatWindowListing(ws.lattice, ws.view, new Set(this.state.data.expanded));
 	}
 
 	status(ctx: ExtensionContext): StatusDetails {

@@ -7,7 +7,7 @@
 import type { InstrumentState } from "./instrument.ts";
 import { type FoldTreeRow, foldTree } from "./lattice-view.ts";
 import type { FoldLattice } from "./records.ts";
-import type { FoldState } from "./state.ts";
+import { currentBrief, type FoldState } from "./state.ts";
 import type { BranchView } from "./units.ts";
 
 /** Rewrite events shown in status text. */
@@ -68,6 +68,14 @@ export interface StatusInput {
 	pendingEdits: number;
 }
 
+const encoder = new TextEncoder();
+
+/** Size of the brief the fold shows now: a rebrief replaces the record's. */
+function briefBytesOf(input: StatusInput, row: FoldTreeRow): number {
+	const record = input.lattice.folds.get(row.id);
+	return record ? encoder.encode(currentBrief(input.state, record)).length : row.briefBytes;
+}
+
 export function statusDetails(input: StatusInput): StatusDetails {
 	const rows = foldTree(input.lattice, input.view, new Set(input.state.data.expanded));
 	const folds = rows.map((row) => ({
@@ -81,7 +89,7 @@ export function statusDetails(input: StatusInput): StatusDetails {
 		range: [row.start, row.end] as [number, number],
 		entryCount: row.entryCount,
 		sourceBytes: row.sourceBytes,
-		briefBytes: row.briefBytes,
+		briefBytes: briefBytesOf(input, row),
 		sourceHash: input.lattice.folds.get(row.id)?.sourceHash ?? "",
 	}));
 	const budget = servingBudget(input.budget);

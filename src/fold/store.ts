@@ -195,7 +195,7 @@ export function storeOver(backend: BlobBackend, readOnly: boolean): FoldStore {
 	const integrity = (hash: string, actual: string, during: string): FoldIntegrityError => {
 		const location = backend.locate(hash);
 		return new FoldIntegrityError(
-			`Fold blob ${location} fails SHA-256 verification ${during} (expected ${hash}, found ${actual}); its bytes cannot be trusted. The session log still holds the exact entries: rebuild the blob with put(source, { repair: true }), which keeps the corrupt copy aside for inspection.`,
+			`Fold blob ${location} fails SHA-256 verification ${during} (expected ${hash}, found ${actual}); its bytes cannot be trusted, and the fold stays as it is. The session log still holds the exact entries: move the corrupt file aside (it is read-only) and peek again; a missing blob is rebuilt from the log when the log still hashes to the fold.`,
 			location,
 			hash,
 			actual,

@@ -41,7 +41,12 @@ export function toolParameters(actions: readonly ToolAction[]) {
 			brief: Type.Optional(Type.String({ description: "fold/rebrief: your own brief for the span" })),
 			offset: Type.Optional(Type.Integer({ minimum: 0, description: "peek: first byte of the slice" })),
 			bytes: Type.Optional(Type.Integer({ minimum: 1, description: `peek: slice length (at most ${PEEK_MAX_BYTES})` })),
-			detail: Type.Optional(StringEnum(["tree"] as const, { description: 'status: "tree" lists every fold' })),
+			detail: Type.Optional(
+				StringEnum(["tree", "window"] as const, {
+					description:
+						'status: "tree" lists every fold; "window" lists the entries and folds in the window with their ids',
+				}),
+			),
 		},
 		{ additionalProperties: false },
 	);
@@ -109,7 +114,7 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 	}
 	if (args.brief !== undefined) {
 		if (typeof args.brief !== "string" || args.brief.trim().length === 0)
-			return invalid("brief must be a non-empty string.");
+			return invalid("brief must be a non-empty string; omit it for a deterministic brief.");
 		if (args.brief.length > BRIEF_MAX_CHARS) {
 			return invalid(`brief is ${args.brief.length} characters; at most ${BRIEF_MAX_CHARS}. Shorten it.`);
 		}
@@ -123,7 +128,9 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 	}
 	if (typeof args.bytes === "number" && args.bytes > PEEK_MAX_BYTES)
 		return invalid(`bytes is at most ${PEEK_MAX_BYTES}; peek in slices with offset.`);
-	if (args.detail !== undefined && args.detail !== "tree") return invalid('detail must be "tree" when given.');
+	if (args.detail !== undefined && args.detail !== "tree" && args.detail !== "window") {
+		return invalid('detail must be "tree" or "window" when given.');
+	}
 	return args as ToolParams;
 }
 

@@ -32,7 +32,7 @@ function description(toolName: string, actions: readonly ToolAction[]): string {
 	return [
 		"Manage your own context window losslessly. Stale spans fold into short briefs; the exact originals stay stored and SHA-256 verified, one call away.",
 		`Actions: ${actions.join(", ")}.`,
-		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold).',
+		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold; detail "window" lists entry ids to fold by).',
 		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
 		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
 		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
@@ -66,7 +66,7 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 				checked && !isArgumentError(checked) && checked.action === "status" ? full : { ...full, digests: [] };
 			const text =
 				checked && !isArgumentError(checked) && checked.action === "status"
-					? formatStatus(full, { tree: checked.detail === "tree", toolName })
+					? statusText(runtime, ctx, full, checked.detail)
 					: outcome.ok
 						? outcome.text
 						: `Error (${outcome.code ?? "refused"}): ${outcome.text} Nothing changed.`;
@@ -77,6 +77,16 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 			};
 		},
 	});
+}
+
+function statusText(
+	runtime: FoldRuntime,
+	ctx: ExtensionContext,
+	status: StatusDetails,
+	detail: ToolParams["detail"],
+): string {
+	const text = formatStatus(status, { tree: detail === "tree", toolName: runtime.options.toolName });
+	return detail === "window" ? `${text}\n${runtime.windowListing(ctx)}` : text;
 }
 
 async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: ExtensionContext): Promise<ActionOutcome> {

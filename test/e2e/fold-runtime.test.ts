@@ -162,6 +162,39 @@ describe("fold runtime in Pi", () => {
 	});
 });
 
+describe("naming entries", () => {
+	it("status detail window gives the entry ids the agent folds a text-only exchange by", async () => {
+		const { harness, runtime } = await foldHarness();
+		harness.enqueue(reply(`The first answer mentions ${SECRET_B}.`));
+		await harness.run("First question?");
+		harness.enqueue(reply("Second answer."));
+		await harness.run("Second question?");
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "status", detail: "window" }, "call_window")]),
+			reply("Listed."),
+		);
+		await harness.run("Which entries are there?");
+		const listed = withoutSystem(harness.requests.at(-1)?.messages ?? []).find(
+			(m) => m.role === "toolResult" && m.toolCallId === "call_window",
+		);
+		const text = listed?.role === "toolResult" && listed.content[0]?.type === "text" ? listed.content[0].text : "";
+		const first = /(\S+) user "First question\?"/.exec(text)?.[1];
+		const answer = /(\S+) assistant "The first answer/.exec(text)?.[1];
+		expect(first && answer).toBeTruthy();
+		harness.enqueue(
+			callTools([toolCall("active_context", { action: "fold", ids: [first ?? "", answer ?? ""] }, "call_fold")]),
+			reply("Folded."),
+		);
+		await harness.run("Fold the first exchange.");
+		expect(runtime().status(harness.session.extensionRunner.createContext()).folds).toMatchObject([
+			{ kind: "chapter", firstEntryId: first },
+		]);
+		// The exchange is gone from the window (only the listing's own preview still quotes it).
+		const assistantTexts = withoutSystem(harness.requests.at(-1)?.messages ?? []).filter((m) => m.role === "assistant");
+		expect(JSON.stringify(assistantTexts)).not.toContain(SECRET_B);
+	});
+});
+
 describe("several active_context calls in one assistant message", () => {
 	it("run one after another: the second plans against the first's fold, and no request breaks a pairing", async () => {
 		const { harness, runtime } = await foldHarness();
@@ -224,8 +257,12 @@ describe("every window-changing verb is one attributed rewrite", () => {
 		expect(ctx().getContextUsage()?.tokens ?? 0).toBeLessThan(tokensRaw - 4000);
 		await act({ action: "expand", id }, "call_expand");
 		await act({ action: "refold", id }, "call_refold");
+		const before = runtime().status(ctx()).folds[0]?.briefBytes ?? 0;
 		await act({ action: "rebrief", id, brief: "Read a.txt; it holds the alpha marker." }, "call_rebrief");
 		expect(lastWindow(harness)).toContain("it holds the alpha marker");
+		const after = runtime().status(ctx()).folds[0]?.briefBytes ?? 0;
+		expect(after).not.toBe(before);
+		expect(after).toBeGreaterThan("Read a.txt; it holds the alpha marker.".length);
 		await act({ action: "reboundary", id, ids: ["call_a", "call_b"] }, "call_reboundary");
 		await act({ action: "protect", ids: ["call_b"] }, "call_protect");
 		const instrument = runtime().status(ctx()).instrument;

@@ -205,7 +205,7 @@ describe("refusals", () => {
 			createFold(emptyLattice(), view, { kind: "tool-batch", first: ids.ask2, last: ids.reply2 }, AGENT),
 		);
 		expect(many.code).toBe("not-a-tool-batch");
-		expect(many.message).toContain('kind "chapter"');
+		expect(many.message).toContain("to fold a chapter");
 		expect(refused(createFold(emptyLattice(), view, { kind: "tool-batch", first: ids.reply1 }, AGENT)).code).toBe(
 			"not-a-tool-batch",
 		);

@@ -96,7 +96,7 @@ describe.each(kinds)("%s fold store", (kind, make) => {
 		expect(error).toBeInstanceOf(FoldIntegrityError);
 		expect(error).toMatchObject({ code: "integrity", expectedHash: hash, location: store.locate(hash) });
 		expect((error as Error).message).toContain(store.locate(hash));
-		expect((error as Error).message).toContain("repair: true");
+		expect((error as Error).message).toContain("move the corrupt file aside");
 		await expect(store.verify(hash)).rejects.toBeInstanceOf(FoldIntegrityError);
 	});
 

@@ -13,6 +13,7 @@ describe("validateToolArgs", () => {
 		for (const raw of [
 			{ action: "status" },
 			{ action: "status", detail: "tree" },
+			{ action: "status", detail: "window" },
 			{ action: "fold", ids: ["a1b2c3d4", "call_abc|fc_1"], brief: "short" },
 			{ action: "peek", id: "f-0123456789ab", offset: 0, bytes: 100 },
 			{ action: "reboundary", id: "f-0123456789ab" },
@@ -42,7 +43,7 @@ describe("validateToolArgs", () => {
 		expect(error({ action: "fold", ids: ["ok", "bad id"] })).toMatch(/ids\[1\]/);
 		expect(error({ action: "peek", id: "f-0123456789ab", bytes: PEEK_MAX_BYTES + 1 })).toMatch(/slices with offset/);
 		expect(error({ action: "peek", id: "f-0123456789ab", offset: -1 })).toMatch(/non-negative integer/);
-		expect(error({ action: "status", detail: "forest" })).toMatch(/"tree"/);
+		expect(error({ action: "status", detail: "forest" })).toMatch(/"tree" or "window"/);
 		expect(error({ action: "status", extra: 1 })).toMatch(/Unknown field "extra"/);
 		expect(error({ action: "fold", ids: ["a"], brief: "x".repeat(1201) })).toMatch(/at most 1200/);
 	});
