@@ -16,6 +16,7 @@ import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFo
 import { foldTree } from "./lattice-view.ts";
 import type { ResolvedOptions } from "./options.ts";
 import {
+	childFoldIds,
 	type FoldLattice,
 	type FoldOrigin,
 	type FoldRecord,
@@ -198,7 +199,7 @@ export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, b
 	if ("ok" in record) return record;
 	const slice = await readSource(ws, record, offset ?? 0, bytes ?? PEEK_MAX_BYTES);
 	if ("ok" in slice) return slice;
-	const children = record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
+	const children = childFoldIds(record);
 	const next =
 		slice.nextOffset === undefined
 			? "This is the end of the source."
@@ -255,7 +256,7 @@ export async function expandFold(ws: FoldWorkspace, id: string): Promise<ActionO
 	const entries = leafEntries(ws, id);
 	if (isRefusal(entries)) return fromRefusal(entries);
 	if (sha256Hex(canonicalSpanBytes(entries)) !== record.sourceHash) return sessionChanged(record);
-	const children = record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
+	const children = childFoldIds(record);
 	return {
 		ok: true,
 		foldId: id,

@@ -12,7 +12,7 @@ import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
 import { BRIEF_MAX_CHARS } from "./brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice } from "./lattice-index.ts";
 import { MIN_CHAPTER_UNITS, MIN_CONSOLIDATION_FOLDS } from "./lattice-rules.ts";
-import type { FoldKind, FoldLattice } from "./records.ts";
+import { childFoldIds, type FoldKind, type FoldLattice } from "./records.ts";
 import { type BranchView, unitsInRange } from "./units.ts";
 
 /** One item of the window's shape: a raw entry or a collapsed fold. */
@@ -87,15 +87,6 @@ function childAt(
 	return undefined;
 }
 
-/** Collapsed folds the window shows, in transcript order. */
-export function visibleFolds(
-	lattice: FoldLattice,
-	view: BranchView,
-	expanded: ReadonlySet<string>,
-): Extract<LayoutItem, { type: "fold" }>[] {
-	return visibleLayout(lattice, view, expanded).filter((item) => item.type === "fold");
-}
-
 /** Every placed fold, nested ones included, in transcript order (outer before inner) with depth and parent. */
 export function foldTree(
 	lattice: FoldLattice,
@@ -118,7 +109,7 @@ export function foldTree(
 		end: fold.end,
 		firstEntryId: entryIdAt(view, fold.start),
 		lastEntryId: entryIdAt(view, fold.end - 1),
-		childIds: fold.record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : [])),
+		childIds: childFoldIds(fold.record),
 		entryCount: fold.end - fold.start,
 		sourceBytes: fold.record.sizes.sourceBytes,
 		briefBytes: fold.record.sizes.briefBytes,

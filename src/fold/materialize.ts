@@ -20,6 +20,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../session/canonical.ts";
+import { latestEdits } from "../session/projection.ts";
 import { childFoldIds, type FoldLattice, type FoldRecord, leafEntryIds, parentMap } from "./records.ts";
 import { isEditableEntry } from "./units.ts";
 
@@ -148,13 +149,6 @@ export function originalContent(entry: SessionEntry): ContextEditableContent | u
 	return undefined;
 }
 
-/** Latest edit per target on the branch (later edits win, as in Pi). */
-export function currentEdits(branch: readonly SessionEntry[]): Map<string, ContextEditEntry> {
-	const edits = new Map<string, ContextEditEntry>();
-	for (const entry of branch) if (entry.type === "context_edit") edits.set(entry.targetId, entry);
-	return edits;
-}
-
 /** Which entries a draft may touch. */
 export interface DraftScope {
 	/** Entries Pi still projects (after compaction); others need no edit. Default: all. */
@@ -180,7 +174,7 @@ export function editDrafts(
 ): ContextEditEntryDraft[] {
 	const inWindow = scope.inWindow ?? (() => true);
 	const managed = scope.managed ?? (() => true);
-	const edits = currentEdits(branch);
+	const edits = latestEdits(branch);
 	const drafts: ContextEditEntryDraft[] = [];
 	for (const entry of branch) {
 		if (!isEditableEntry(entry) || !inWindow(entry.id)) continue;

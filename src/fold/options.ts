@@ -5,13 +5,15 @@
  */
 
 import type { CompactionOptions } from "../compaction/settings-source.ts";
+import { DEFAULT_READ_ONLY_TOOLS } from "./units.ts";
+
+export { DEFAULT_READ_ONLY_TOOLS };
 
 export const DEFAULT_TOOL_NAME = "active_context";
 export const DEFAULT_TOOL_LABEL = "Active Context";
 export const DEFAULT_BRAND_NOUN = "active-context";
 export const DEFAULT_ENTRY_TYPE_PREFIX = "pi-fold-active-context";
 export const DEFAULT_COMMAND_NAMES = { status: "context", fold: "fold-context" } as const;
-export const DEFAULT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["read", "grep", "find", "ls"]);
 export const DEFAULT_BLOCKING_TOOLS: readonly string[] = ["Agent"];
 
 export const TOOL_ACTIONS = [

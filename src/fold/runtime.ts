@@ -23,6 +23,7 @@ import type {
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../session/canonical.ts";
+import { latestEdits } from "../session/projection.ts";
 import { promptTokensOf } from "../session/tokens.ts";
 import type { ActionOutcome, FoldChange, FoldWorkspace } from "./actions.ts";
 import {
@@ -35,7 +36,7 @@ import {
 	observeUsage,
 	type RewriteCause,
 } from "./instrument.ts";
-import { currentEdits, editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
+import { editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
 import {
@@ -153,7 +154,7 @@ export class FoldRuntime {
 	/** Entries a new fold covers for the first time that another extension had already edited. */
 	private baselinesFor(records: readonly FoldRecord[], branch: readonly SessionEntry[]): FoldOp | undefined {
 		const managed = this.managedEntries();
-		const edits = currentEdits(branch);
+		const edits = latestEdits(branch);
 		const entries: Record<string, ContextEditEntry["replacement"]> = {};
 		for (const record of records) {
 			for (const part of record.parts) {

@@ -21,13 +21,6 @@ export interface ProjectedMessage {
 	message: AgentMessage;
 }
 
-/** How a `context_edit` currently changes a target on the branch. */
-export interface EditState {
-	targetId: string;
-	editId: string;
-	kind: "omitted" | "replaced";
-}
-
 /** Flatten a Pi projection into rows, one per model-visible message. */
 export function projectedMessages(projection: SessionProjection): ProjectedMessage[] {
 	const rows: ProjectedMessage[] = [];
@@ -44,17 +37,9 @@ export function projectedMessages(projection: SessionProjection): ProjectedMessa
 	return rows;
 }
 
-/** Latest edit per target on a branch (branch order; later edits win, as in Pi). */
-export function latestEdits(branch: readonly SessionEntry[]): Map<string, EditState> {
-	const edits = new Map<string, EditState>();
-	for (const entry of branch) {
-		if (entry.type !== "context_edit") continue;
-		const edit = entry as ContextEditEntry;
-		edits.set(edit.targetId, {
-			targetId: edit.targetId,
-			editId: edit.id,
-			kind: edit.replacement === null ? "omitted" : "replaced",
-		});
-	}
+/** Latest `context_edit` per target on a branch (later edits win, as in Pi's projection). */
+export function latestEdits(branch: readonly SessionEntry[]): Map<string, ContextEditEntry> {
+	const edits = new Map<string, ContextEditEntry>();
+	for (const entry of branch) if (entry.type === "context_edit") edits.set(entry.targetId, entry);
 	return edits;
 }

@@ -10,7 +10,7 @@ import {
 	planFold,
 	rebriefFold,
 } from "../../src/fold/lattice.ts";
-import { checkLattice, foldTree, visibleFolds, visibleLayout } from "../../src/fold/lattice-view.ts";
+import { checkLattice, foldTree, visibleLayout } from "../../src/fold/lattice-view.ts";
 import { emptyLattice, type FoldLattice, type FoldRefusal, leafEntryIds } from "../../src/fold/records.ts";
 import { analyzeBranch, type BranchView } from "../../src/fold/units.ts";
 import { canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
@@ -378,7 +378,11 @@ describe("consolidation, visibility, dissolve, rebrief", () => {
 		expect(layoutIds(lattice, view, [c.id])).toEqual([a.id, ids.model, b.id, ...tail]);
 		expect(layoutIds(lattice, view, [a.id])).toEqual([c.id, ...tail]);
 		expect(layoutIds(lattice, view, [c.id, a.id])).toEqual([ids.ask1, t.id, ids.reply1, ids.model, b.id, ...tail]);
-		expect(visibleFolds(lattice, view, new Set([c.id])).map((item) => [item.foldId, item.depth])).toEqual([
+		expect(
+			visibleLayout(lattice, view, new Set([c.id]))
+				.flatMap((item) => (item.type === "fold" ? [item] : []))
+				.map((item) => [item.foldId, item.depth]),
+		).toEqual([
 			[a.id, 1],
 			[b.id, 1],
 		]);

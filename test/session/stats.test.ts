@@ -26,8 +26,8 @@ describe("projection mapping", () => {
 		// Pi normalizes a string replacement of a tool result into one text part.
 		expect(rows[1]?.message).toMatchObject({ role: "toolResult", content: [{ type: "text", text: "brief of a" }] });
 		const edits = latestEdits(session.manager.getBranch());
-		expect(edits.get(ask)?.kind).toBe("omitted");
-		expect(edits.get(result)?.kind).toBe("replaced");
+		expect(edits.get(ask)?.replacement).toBeNull();
+		expect(edits.get(result)?.replacement).toEqual({ content: "brief of a" });
 	});
 });
 
