@@ -51,8 +51,6 @@ function contextHeader(ctx: ExtensionContext): string {
 		branchEntries: manager.getBranch().length,
 		stats: sessionStats(manager.getEntries(), manager.buildSessionProjection()),
 		hostTokens: usage?.tokens ?? null,
-		contextWindow: usage?.contextWindow ?? ctx.model?.contextWindow,
-		storeKind: manager.getSessionFile() ? "file" : "memory",
 	});
 }
 

@@ -1,6 +1,8 @@
 /**
- * The human-facing `/context` report: what the model window holds now.
- * Pure formatting over numbers the command gathers from the host.
+ * The head of the human-facing `/context` report: which session, how many
+ * entries, messages and estimated tokens the window holds. Occupancy, folds
+ * and the store follow in the status text (`status.ts`), so each figure is
+ * shown once. Pure formatting over numbers the command gathers from the host.
  */
 
 import type { SessionStats } from "../session/stats.ts";
@@ -12,24 +14,18 @@ export interface ContextReportInput {
 	stats: SessionStats;
 	/** Pi's own reading (`ctx.getContextUsage()`), when it has one. */
 	hostTokens: number | null;
-	contextWindow: number | undefined;
-	storeKind: "file" | "memory";
 }
 
 const integer = new Intl.NumberFormat("en-US");
 
 export function formatContextReport(input: ContextReportInput): string {
 	const { stats } = input;
-	const tokens = input.hostTokens ?? stats.contextTokens;
-	const window = input.contextWindow;
-	const occupancy = window ? `${((100 * tokens) / window).toFixed(1)}% of ${integer.format(window)}` : "unknown window";
+	const host = input.hostTokens === null ? "" : ` (Pi reports ${integer.format(input.hostTokens)})`;
 	const lines = [
 		`Context for session ${input.sessionId}`,
 		`  entries on branch   ${integer.format(input.branchEntries)} (${integer.format(stats.entryCount)} in file)`,
 		`  context messages    ${integer.format(stats.contextMessages)}`,
-		`  estimated tokens    ~${integer.format(stats.contextTokens)}${input.hostTokens === null ? "" : ` (Pi reports ${integer.format(input.hostTokens)})`}`,
-		`  occupancy           ${occupancy}`,
-		`  fold store          ${input.storeKind === "memory" ? "in memory (session has no file)" : "on disk"}`,
+		`  estimated tokens    ~${integer.format(stats.contextTokens)}${host}`,
 	];
 	return `${lines.join("\n")}\n`;
 }
