@@ -31,6 +31,46 @@ describe("projection mapping", () => {
 	});
 });
 
+describe("projection mapping of summaries and custom messages", () => {
+	it("maps a compaction summary, a branch summary and a custom message to their own entries", () => {
+		const branch = new BranchBuilder();
+		const early = branch.user("early");
+		branch.assistant("early reply");
+		const kept = branch.user("kept");
+		const text = { type: "text", text: "x" };
+		const entries = [
+			...branch.entries,
+			{
+				type: "compaction",
+				id: "c1",
+				parentId: "e3",
+				timestamp: "t",
+				summary: "S",
+				firstKeptEntryId: kept,
+				tokensBefore: 10,
+			},
+			{ type: "branch_summary", id: "b1", parentId: "c1", timestamp: "t", fromId: early, summary: "B" },
+			{
+				type: "custom_message",
+				id: "m1",
+				parentId: "b1",
+				timestamp: "t",
+				customType: "note",
+				content: [text],
+				display: true,
+			},
+		];
+		const session = loadSessionText(toJsonl(entries));
+		const rows = projectedMessages(session.manager.buildSessionProjection());
+		expect(rows.map((row) => [row.entryId, row.entryType, row.message.role])).toEqual([
+			["c1", "compaction", "compactionSummary"],
+			[kept, "message", "user"],
+			["b1", "branch_summary", "branchSummary"],
+			["m1", "custom_message", "custom"],
+		]);
+	});
+});
+
 describe("sessionStats", () => {
 	it("counts entries, roles, tool calls, closure defects and usage", () => {
 		const branch = new BranchBuilder();
