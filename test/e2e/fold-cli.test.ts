@@ -8,7 +8,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
+import {
+	callTools,
+	type LoopbackProvider,
+	type RecordedRequest,
+	say,
+	startLoopbackProvider,
+} from "../harness/loopback-provider.ts";
 import { createPiSandbox, onlySessionFile, type PiSandbox, readSessionFile, runPrint } from "../harness/pi-cli.ts";
 import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 
@@ -74,5 +80,62 @@ describe("fold runtime through the CLI", () => {
 		const entries = readSessionFile(onlySessionFile(sandbox));
 		expect(entries.some((e) => e.type === "custom" && e.customType === "pi-fold-active-context:fold")).toBe(true);
 		expect(entries.filter((e) => e.type === "context_edit").length).toBeGreaterThan(0);
+	});
+
+	it("expand and rebrief survive a restart: the resumed window shows exactly what the last run showed", async () => {
+		const { provider, sandbox } = await setup();
+		const foldIdOf = (request: RecordedRequest) =>
+			/Folded tool-batch (f-[0-9a-f]+)/.exec(JSON.stringify(request.body.messages))?.[1] ?? "";
+		const rpc = startRpc(sandbox);
+		cleanups.push(async () => {
+			await rpc.close();
+		});
+		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
+		await rpc.promptAndSettle("Read c.txt.");
+		provider.enqueue(
+			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
+			say("Folded."),
+		);
+		await rpc.promptAndSettle("Fold that read.");
+		provider.enqueue(
+			(request) =>
+				callTools([
+					{
+						id: "call_rebrief",
+						name: "active_context",
+						arguments: { action: "rebrief", id: foldIdOf(request), brief: "c.txt holds the charlie marker." },
+					},
+				]),
+			say("Rebriefed."),
+		);
+		await rpc.promptAndSettle("Rebrief it.");
+		const rebriefed = JSON.stringify(conversation(provider, provider.requests.length - 1));
+		expect(rebriefed).toContain("c.txt holds the charlie marker.");
+		expect(rebriefed).not.toContain(SECRET);
+		await rpc.close();
+
+		provider.enqueue(say("Resumed."));
+		expect((await runPrint(sandbox, ["--continue", "--", "Still folded?"])).code).toBe(0);
+		const last = provider.requests.length - 1;
+		const before = conversation(provider, last - 1);
+		expect(JSON.stringify(conversation(provider, last).slice(0, before.length))).toBe(JSON.stringify(before));
+
+		provider.enqueue(
+			(request) =>
+				callTools([
+					{ id: "call_expand", name: "active_context", arguments: { action: "expand", id: foldIdOf(request) } },
+				]),
+			say("Expanded."),
+		);
+		expect((await runPrint(sandbox, ["--continue", "--", "Expand it."])).code).toBe(0);
+		provider.enqueue(say("Raw again."));
+		expect((await runPrint(sandbox, ["--continue", "--", "Raw?"])).code).toBe(0);
+		const raw = provider.requests.length - 1;
+		expect(JSON.stringify(conversation(provider, raw))).toContain(SECRET);
+		const beforeRestart = conversation(provider, raw - 1);
+		expect(JSON.stringify(conversation(provider, raw).slice(0, beforeRestart.length))).toBe(
+			JSON.stringify(beforeRestart),
+		);
+		expect(provider.rejections).toEqual([]);
 	});
 });
