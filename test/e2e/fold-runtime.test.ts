@@ -93,6 +93,9 @@ describe("fold runtime in Pi", () => {
 		const projection = harness.session.sessionManager.buildSessionProjection();
 		expect(canonicalJson(projection.messages)).not.toContain(SECRET_A);
 		expect(runtime().status(harness.session.extensionRunner.createContext()).instrument.unattributed).toBe(0);
+		// This session has no file, so the store lives in memory, and status says so.
+		const shown = await harness.run("/context");
+		expect(shown.join("\n")).toMatch(/Store: in memory \(this session has no file/);
 	});
 
 	it("peek returns the exact bytes as a pure append; expand restores byte-identical messages", async () => {
