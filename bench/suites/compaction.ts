@@ -1,9 +1,11 @@
 /**
  * `compaction`: compile time of the deterministic compactor (`compileSummary`
  * in src/compaction/compile.ts) on the 2.4 MB real log and on generated
- * 2,000- and 20,000-entry sessions. The compactor is loaded at prepare time;
- * when it is missing or does not export `compileSummary` the benchmark fails
- * with "compactor not available".
+ * 2,000- and 20,000-entry sessions, and the time of one whole compaction
+ * event (`buildFabricCompaction` in src/compaction/compact-event.ts: Pi's
+ * per-entry estimate, live cut, compile, reconstruction QA and details) on the
+ * real log and the 20,000-entry session. Both are loaded at prepare time;
+ * when either is missing the benchmark fails with "compactor not available".
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -21,8 +23,44 @@ type CompileSummary = (input: { entries: readonly SessionEntry[]; keptEntries?: 
 	sourceEntryCount: number;
 };
 
+/** The part of the compaction event's contract this benchmark relies on. */
+type BuildFabricCompaction = (input: {
+	branchEntries: readonly SessionEntry[];
+	tokensBefore: number;
+	reserveTokens: number;
+	keepRecentTokens: number;
+	contextWindow?: number;
+	targetContextRatio: number;
+	reason: "manual" | "threshold" | "overflow";
+	fixedContextEstimate?: number;
+}) =>
+	| {
+			kind: "compaction";
+			result: {
+				summary: string;
+				firstKeptEntryId: string;
+				details: { budget?: { projectedTokensAfter: number; targetContextTokens: number } };
+			};
+			qa: { score: number };
+	  }
+	| { kind: "cancel"; message: string }
+	| { kind: "defer" };
+type ProjectionEstimator = (entries: readonly SessionEntry[]) => (entry: SessionEntry) => number;
+
 const COMPACTOR_MODULE = "../../src/compaction/compile.ts";
+const EVENT_MODULE = "../../src/compaction/compact-event.ts";
 const REAL_LOG = "pi-mono-before-compaction";
+/** Inputs whose whole compaction event is timed too. */
+const EVENT_INPUTS = [`real ${REAL_LOG}`, "generated 20,000"];
+/** Event settings: Pi's defaults on a 200K window, a 5,000-token system prompt known to the calibration. */
+const EVENT_SETTINGS = {
+	reserveTokens: 16_384,
+	keepRecentTokens: 20_000,
+	contextWindow: 200_000,
+	targetContextRatio: 0.65,
+	reason: "threshold",
+	fixedContextEstimate: 5_000,
+} as const;
 const GENERATED_SIZES = [2_000, 20_000] as const;
 /** The kept tail starts at the last user message at or before this fraction of the branch. */
 const KEPT_FROM_FRACTION = 0.9;
@@ -41,6 +79,26 @@ async function loadCompactor(): Promise<CompileSummary> {
 	return module.compileSummary as CompileSummary;
 }
 
+async function loadEvent(): Promise<{ build: BuildFabricCompaction; estimator: ProjectionEstimator }> {
+	let module: { buildFabricCompaction?: unknown; projectionEstimator?: unknown };
+	try {
+		module = await import(EVENT_MODULE);
+	} catch (error) {
+		const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+		throw new BenchUnavailable(`compactor not available: cannot load ${EVENT_MODULE} (${reason})`, false);
+	}
+	if (typeof module.buildFabricCompaction !== "function" || typeof module.projectionEstimator !== "function") {
+		throw new BenchUnavailable(
+			`compactor not available: ${EVENT_MODULE} does not export buildFabricCompaction and projectionEstimator`,
+			false,
+		);
+	}
+	return {
+		build: module.buildFabricCompaction as BuildFabricCompaction,
+		estimator: module.projectionEstimator as ProjectionEstimator,
+	};
+}
+
 /** Split a branch at the last user message at or before KEPT_FROM_FRACTION of its length. */
 function splitForCompaction(branch: readonly SessionEntry[]): { entries: SessionEntry[]; keptEntries: SessionEntry[] } {
 	let cut = Math.floor(branch.length * KEPT_FROM_FRACTION);
@@ -57,9 +115,10 @@ const integer = new Intl.NumberFormat("en-US");
 export const compactionBench: Benchmark = {
 	name: "compaction",
 	description:
-		"Deterministic compactor compile time on the real 2.4 MB log and generated 2,000 / 20,000-entry sessions.",
+		"Deterministic compactor compile time on the real 2.4 MB log and generated 2,000 / 20,000-entry sessions, and whole compaction events on the real log and the 20,000-entry session.",
 	async prepare() {
 		const compileSummary = await loadCompactor();
+		const event = await loadEvent();
 		const inputs: { label: string; branch: SessionEntry[]; bytes: number }[] = [];
 		const notes: string[] = [];
 		let real: ReturnType<typeof realLogs>[number] | undefined;
@@ -98,10 +157,46 @@ export const compactionBench: Benchmark = {
 				run: () => compileSummary(split),
 			});
 		}
+		facts.push(
+			"",
+			"| event input | tokensBefore | outcome | kept from entry | summary bytes | QA | projected / target | identical on rerun |",
+			"| --- | ---: | --- | ---: | ---: | ---: | --- | --- |",
+		);
+		for (const input of inputs.filter((candidate) => EVENT_INPUTS.includes(candidate.label))) {
+			const estimate = event.estimator(input.branch);
+			const raw = input.branch.reduce((sum, entry) => sum + estimate(entry), 0);
+			const eventInput = {
+				branchEntries: input.branch,
+				tokensBefore: raw + EVENT_SETTINGS.fixedContextEstimate,
+				...EVENT_SETTINGS,
+			};
+			const first = event.build(eventInput);
+			const again = event.build(eventInput);
+			const same = JSON.stringify(first) === JSON.stringify(again) ? "yes" : "NO";
+			if (first.kind === "compaction") {
+				const kept = input.branch.findIndex((entry) => entry.id === first.result.firstKeptEntryId);
+				const budget = first.result.details.budget;
+				facts.push(
+					`| ${input.label} | ${integer.format(eventInput.tokensBefore)} | compaction | ` +
+						`${kept < 0 ? "none (compact all)" : integer.format(kept)} | ` +
+						`${integer.format(Buffer.byteLength(first.result.summary))} | ${first.qa.score} | ` +
+						`${budget ? `${integer.format(budget.projectedTokensAfter)} / ${integer.format(budget.targetContextTokens)}` : "n/a"} | ${same} |`,
+				);
+			} else {
+				const why = first.kind === "cancel" ? first.message : "deferred";
+				facts.push(`| ${input.label} | ${integer.format(eventInput.tokensBefore)} | ${why} | | | | | ${same} |`);
+			}
+			cases.push({
+				label: `buildFabricCompaction ${input.label}`,
+				input: { bytes: input.bytes, entries: input.branch.length },
+				run: () => event.build(eventInput),
+			});
+		}
 		notes.push(
 			"- Input is the active branch (raw entries, as loaded and migrated); it is split at the last user message at or before 90% of its length: the prefix is summarized, the tail passed as `keptEntries`.",
 			"- Generated sessions: `bench/generate.ts`, seed 1 — user asks, 1–4 tool calls (read / grep / bash / edit / write) with results of 50–6,500 characters, 8% errors, 30% of calls preceded by thinking, a closing reply; usage on every assistant message. Their byte size is the canonical JSONL size.",
-			"- The timed call is `compileSummary({ entries, keptEntries })` only (no loading, no QA).",
+			"- The `compileSummary` cases time `compileSummary({ entries, keptEntries })` only (no loading, no QA).",
+			"- The `buildFabricCompaction` cases time one whole `session_before_compact` computation on the unsplit branch: Pi's per-entry structural estimate (`buildSessionProjection` + `estimateTokens`), the calibrated live cut, compile, reconstruction QA and details v2. Settings: window 200,000, `targetContextRatio` 0.65, `reserveTokens` 16,384, `keepRecentTokens` 20,000, reason threshold; `tokensBefore` is the branch's structural estimate plus a 5,000-token system prompt passed as `fixedContextEstimate` (scale 1).",
 		);
 		return { cases, facts, notes };
 	},

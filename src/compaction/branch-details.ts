@@ -18,13 +18,13 @@
 
 import { type BranchFactBounds, boundFact } from "./branch-facts.ts";
 import {
-	isBoundedJson,
 	isCount,
 	isNonEmptyString,
 	isPlainRecord,
 	isStringArray,
 	type JsonValue,
 	own,
+	readBoundedJson,
 } from "./record-guards.ts";
 import { clipText, utf8ByteLength } from "./utf8.ts";
 
@@ -247,7 +247,7 @@ function readOutcome(source: Record<string, unknown>, where: string): FabricExec
 function readJson(source: Record<string, unknown>, key: string, where: string): JsonValue | undefined {
 	const value = own(source, key);
 	if (value === undefined) return undefined;
-	check(isBoundedJson(value, BRANCH_JSON_BOUNDS), `${where}.${key} must be bounded JSON`);
+	check(readBoundedJson(value, BRANCH_JSON_BOUNDS).ok, `${where}.${key} must be bounded JSON`);
 	return value as JsonValue;
 }
 
@@ -288,7 +288,7 @@ function readFact(value: unknown, index: number, version: 1 | 2): BranchFactV2 {
 			return { ...base, kind: "phase", phase: readString(source, "phase", where, true) };
 		case "operation": {
 			const args = own(source, "args");
-			check(isPlainRecord(args) && isBoundedJson(args, BRANCH_JSON_BOUNDS), `${where}.args must be a JSON object`);
+			check(isPlainRecord(args) && readBoundedJson(args, BRANCH_JSON_BOUNDS).ok, `${where}.args must be a JSON object`);
 			return assign(
 				{
 					...base,

@@ -11,7 +11,7 @@
  */
 
 import type { BranchFactDraft, BranchFactV2, FabricExecutionOutcome } from "./branch-details.ts";
-import { isBoundedJson, isPlainRecord, type JsonBounds, type JsonValue } from "./record-guards.ts";
+import { isPlainRecord, type JsonBounds, type JsonValue, readBoundedJson } from "./record-guards.ts";
 import { clipText, utf8ByteLength } from "./utf8.ts";
 
 export interface BranchFactBounds {
@@ -33,7 +33,7 @@ export function boundFact(draft: BranchFactDraft, bounds: BranchFactBounds): Bra
 	const optionalIdentity = (value: unknown): boolean => value === undefined || identity(value);
 	const clip = (value: string, maxBytes: number): string => clipText(value, maxBytes).text;
 	const json = (value: unknown): value is JsonValue =>
-		isBoundedJson(value, bounds.json) && utf8ByteLength(JSON.stringify(value)) <= bounds.jsonBytes;
+		readBoundedJson(value, bounds.json).ok && utf8ByteLength(JSON.stringify(value)) <= bounds.jsonBytes;
 	const outcome = (value: unknown): value is FabricExecutionOutcome => typeof value === "string" && OUTCOMES.has(value);
 
 	if (!identity(draft.entryId) || !identity(draft.subordinal)) return undefined;

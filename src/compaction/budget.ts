@@ -12,24 +12,34 @@
  *
  * Calibration. `rawTokensBefore` (R) is the sum of the caller's structural
  * estimates over the current context; `fixedContextEstimate` (F, default 0) is
- * the structural estimate of context outside the entries, if known. Pi's
- * `tokensBefore` (T) is one observation of the true size, so the fit is
- * T = fixedOverhead + scale × R with:
- * - T ≥ R + F: scale 1, fixedOverhead = T − R. The excess is attributed to
- *   context no entry estimate sees (system prompt, tool schemas, tokenizer
- *   density). This survives compaction, so it is the conservative attribution.
- * - T < R + F: the estimate overshoots; scale = T / (R + F) rounded up to
- *   1e-6 (at least 1e-6), fixedOverhead = T − scale × R rounded up (≈ scale × F).
- * The scale is therefore in (0, 1] and the overhead ≥ 0.
+ * the structural estimate of context outside the entries (system prompt, tool
+ * schemas) when known. Pi's `tokensBefore` (T) is one observation of the true
+ * size. Fabric fits T = scale × (R + F): every structural estimate, entries and
+ * fixed context alike, is off by the same tokenizer factor, so
+ * - scale = T / (R + F), rounded up to a multiple of 1e-6, within
+ *   [1e-6, MAX_TOKEN_SCALE];
+ * - fixedOverhead = T − scale × R, rounded up (= scale × F; more when the
+ *   scale is capped).
+ * T < R + F (the estimate overshoots) gives a scale below 1 and an overhead of
+ * about scale × F. T > R + F gives a scale above 1: dense tokenization (CJK
+ * text at about one token per character against Pi's four characters per
+ * token) shrinks with the raw tail instead of posing as unshrinkable context,
+ * so such sessions stay compactable. Only the known fixed estimate F counts as
+ * overhead. Past MAX_TOKEN_SCALE (two tokens per character, beyond any real
+ * tokenizer's average) the rest of the excess is context no estimate sees and
+ * becomes fixed overhead. R = 0 leaves nothing to scale: scale 1, overhead T.
  *
- * Budget. The continuity target is fixedOverhead + keepRecentTokens + the
- * maximum summary reservation (32 KiB at Pi's 4 characters per token, counted
- * on UTF-8 bytes, which is never below the character count: 8,192 tokens). It
- * is clamped to every ceiling: window × targetContextRatio ("occupancy"), 90%
- * of (window − reserveTokens) ("reserve", the estimator-error margin), and 95%
- * of tokensBefore ("reduction"). On overflow the window is first clamped to
- * 90% of the failed size. The raw-tail budget, in structural tokens, is
- * (target − fixedOverhead − reservation) / scale.
+ * Budget. The summary reservation is the largest summary (32 KiB; at Pi's 4
+ * characters per token counted on UTF-8 bytes, which never fall below the
+ * character count: 8,192 tokens) times max(1, scale), since the summary
+ * tokenizes like the text it quotes. The continuity target is fixedOverhead +
+ * keepRecentTokens + the reservation. It is clamped to every ceiling: window ×
+ * targetContextRatio ("occupancy"), 90% of (window − reserveTokens)
+ * ("reserve", the estimator-error margin), and 95% of tokensBefore
+ * ("reduction"). On overflow the window is first clamped to 90% of the failed
+ * size. The raw-tail budget, in structural tokens, is (target − fixedOverhead −
+ * reservation) / scale. An actual summary counts max(bytes / 4, scale ×
+ * characters / 4) tokens.
  *
  * Cut. Candidates are user, custom_message and assistant entries strictly after
  * the previous marker that split no tool call from its result. The earliest
@@ -45,14 +55,13 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { closureSafeBoundaries, toolCallSpans } from "../session/closure.ts";
 import type { BindingConstraint, FabricBudgetDetails } from "./details.ts";
+import { SUMMARY_MAX_BYTES } from "./render.ts";
 import { DEFAULT_TARGET_CONTEXT_RATIO, MAX_TARGET_CONTEXT_RATIO, MIN_TARGET_CONTEXT_RATIO } from "./settings.ts";
 
-/** Global ceiling of a rendered Fabric summary in UTF-8 bytes. */
-export const MAX_SUMMARY_BYTES = 32 * 1024;
 /** Pi's structural heuristic: four characters per token; applied to UTF-8 bytes for the summary. */
 export const SUMMARY_BYTES_PER_TOKEN = 4;
 /** Tokens reserved for the largest possible summary when choosing the cut. */
-export const SUMMARY_RESERVE_TOKENS = Math.ceil(MAX_SUMMARY_BYTES / SUMMARY_BYTES_PER_TOKEN);
+export const SUMMARY_RESERVE_TOKENS = Math.ceil(SUMMARY_MAX_BYTES / SUMMARY_BYTES_PER_TOKEN);
 /** Fraction of (window − reserveTokens) usable after compaction: the estimator-error margin. */
 export const SAFE_WINDOW_FRACTION = 0.9;
 /** Compaction must end below this fraction of tokensBefore, so it never expands context. */
@@ -61,6 +70,11 @@ export const REDUCTION_FRACTION = 0.95;
 export const OVERFLOW_WINDOW_FRACTION = 0.9;
 /** The calibration scale is rounded up to a multiple of 1 / TOKEN_SCALE_DENOMINATOR. */
 export const TOKEN_SCALE_DENOMINATOR = 1_000_000;
+/**
+ * Largest calibration scale: two tokens per character against Pi's four
+ * characters per token. Excess beyond it is fixed context, not density.
+ */
+export const MAX_TOKEN_SCALE = 8;
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
 
@@ -115,8 +129,11 @@ export interface ContinuityBudget {
 	keepRecentTokens: number;
 	tokensBefore: number;
 	rawTokensBefore: number;
+	/** The structural fixed-context estimate F the calibration used (0 when unknown). */
+	fixedContextEstimateTokens: number;
 	tokenScale: number;
 	fixedOverheadTokens: number;
+	/** Largest summary at the calibrated scale: SUMMARY_RESERVE_TOKENS × max(1, scale). */
 	summaryReserveTokens: number;
 	/** Structural tokens the kept suffix may use. */
 	rawTailTokenBudget: number;
@@ -174,7 +191,7 @@ export function cutCandidateKind(entry: SessionEntry): "turn" | "assistant" | un
 	return undefined;
 }
 
-/** Fit `tokensBefore = fixedOverhead + scale × raw`; see the module comment. */
+/** Fit `tokensBefore = scale × (raw + fixed)` with `fixedOverhead = tokensBefore − scale × raw`; see the module comment. */
 export function calibrate(
 	rawTokens: number,
 	tokensBefore: number,
@@ -183,15 +200,30 @@ export function calibrate(
 	const raw = sanitize(rawTokens);
 	const fixed = sanitize(fixedContextEstimate);
 	const observed = sanitize(tokensBefore);
-	if (observed >= raw + fixed) return { tokenScale: 1, fixedOverheadTokens: Math.ceil(observed - raw) };
+	if (raw === 0) return { tokenScale: 1, fixedOverheadTokens: Math.ceil(observed) };
 	const steps = Math.ceil((observed * TOKEN_SCALE_DENOMINATOR) / (raw + fixed) - 1e-9);
-	const tokenScale = Math.min(1, Math.max(1, steps) / TOKEN_SCALE_DENOMINATOR);
+	const tokenScale = Math.min(MAX_TOKEN_SCALE, Math.max(1, steps) / TOKEN_SCALE_DENOMINATOR);
 	return { tokenScale, fixedOverheadTokens: Math.max(0, Math.ceil(observed - tokenScale * raw)) };
 }
 
 /** Summary tokens at Pi's heuristic, counted on UTF-8 bytes. */
 export function summaryTokensForBytes(bytes: number): number {
 	return Math.ceil(sanitize(bytes) / SUMMARY_BYTES_PER_TOKEN);
+}
+
+/**
+ * Calibrated tokens of a summary of `bytes` UTF-8 bytes and `characters` UTF-16
+ * code units: Pi's character estimate at the calibrated scale, never below the
+ * byte-counted estimate (so a scale below 1 never shrinks the summary).
+ */
+export function calibratedSummaryTokens(bytes: number, characters: number, tokenScale: number): number {
+	const scaled = Math.ceil((sanitize(tokenScale) * sanitize(characters)) / SUMMARY_BYTES_PER_TOKEN - 1e-9);
+	return Math.max(summaryTokensForBytes(bytes), scaled);
+}
+
+/** Reservation for the largest summary at `tokenScale`; see the module comment. */
+export function summaryReserveTokens(tokenScale: number): number {
+	return Math.ceil(SUMMARY_RESERVE_TOKENS * Math.max(1, sanitize(tokenScale)) - 1e-9);
 }
 
 function sanitize(value: number): number {
@@ -269,14 +301,16 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 		? Math.min(MAX_TARGET_CONTEXT_RATIO, Math.max(MIN_TARGET_CONTEXT_RATIO, options.targetContextRatio))
 		: DEFAULT_TARGET_CONTEXT_RATIO;
 	const reserveTokens = floorTokens(sanitize(options.reserveTokens));
-	const { tokenScale, fixedOverheadTokens } = calibrate(rawTokensBefore, tokensBefore, options.fixedContextEstimate);
+	const fixedContextEstimateTokens = Math.ceil(sanitize(options.fixedContextEstimate ?? 0));
+	const { tokenScale, fixedOverheadTokens } = calibrate(rawTokensBefore, tokensBefore, fixedContextEstimateTokens);
+	const reservation = summaryReserveTokens(tokenScale);
 	const nominalContextWindow = floorTokens(contextWindow);
 	const effectiveWindow =
 		options.reason === "overflow"
 			? Math.min(nominalContextWindow, floorTokens(tokensBefore * OVERFLOW_WINDOW_FRACTION))
 			: nominalContextWindow;
 	const limits: Record<BindingConstraint, number> = {
-		continuity: fixedOverheadTokens + keepRecentTokens + SUMMARY_RESERVE_TOKENS,
+		continuity: fixedOverheadTokens + keepRecentTokens + reservation,
 		occupancy: floorTokens(effectiveWindow * ratio),
 		reserve: floorTokens(Math.max(0, effectiveWindow - reserveTokens) * SAFE_WINDOW_FRACTION),
 		reduction: floorTokens(tokensBefore * REDUCTION_FRACTION),
@@ -286,7 +320,7 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 		(name) => limits[name] === targetContextTokens,
 	);
 	const rawTailTokenBudget = floorTokens(
-		Math.max(0, targetContextTokens - fixedOverheadTokens - SUMMARY_RESERVE_TOKENS) / tokenScale,
+		Math.max(0, targetContextTokens - fixedOverheadTokens - reservation) / tokenScale,
 	);
 	const keptIndex = earliestFit(rawTailTokenBudget, false);
 	const plan = finish(keptIndex, "budget", rawTailTokenBudget);
@@ -307,17 +341,13 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 			keepRecentTokens,
 			tokensBefore,
 			rawTokensBefore,
+			fixedContextEstimateTokens,
 			tokenScale,
 			fixedOverheadTokens,
-			summaryReserveTokens: SUMMARY_RESERVE_TOKENS,
+			summaryReserveTokens: reservation,
 			rawTailTokenBudget,
 			retainedRawTokens: plan.retainedRawTokens,
-			projectedTokensAfter: projectAfter(
-				fixedOverheadTokens,
-				tokenScale,
-				plan.retainedRawTokens,
-				SUMMARY_RESERVE_TOKENS,
-			),
+			projectedTokensAfter: projectAfter(fixedOverheadTokens, tokenScale, plan.retainedRawTokens, reservation),
 		},
 	};
 }
@@ -336,16 +366,21 @@ export interface SummaryFit {
 }
 
 /**
- * Whether a rendered summary of `summaryBytes` keeps the compaction within its
- * target. When it does not, the caller cancels instead of persisting an
- * expanding or over-budget result. The fallback can only check the summary's
- * own bound, since it knows no window.
+ * Whether a rendered summary of `summaryBytes` UTF-8 bytes and
+ * `summaryCharacters` UTF-16 code units (default: as many as bytes, the most
+ * there can be) keeps the compaction within its target. When it does not, the
+ * caller cancels instead of persisting an expanding or over-budget result. The
+ * fallback can only check the summary's own bound, since it knows no window.
  */
-export function fitsAfterSummary(plan: LiveCutPlan, summaryBytes: number): SummaryFit {
-	const summaryTokens = summaryTokensForBytes(summaryBytes);
-	const withinSummaryBound = summaryBytes <= MAX_SUMMARY_BYTES;
+export function fitsAfterSummary(
+	plan: LiveCutPlan,
+	summaryBytes: number,
+	summaryCharacters = summaryBytes,
+): SummaryFit {
+	const withinSummaryBound = summaryBytes <= SUMMARY_MAX_BYTES;
 	const budget = plan.budget;
-	if (!budget) return { fits: withinSummaryBound, summaryTokens };
+	if (!budget) return { fits: withinSummaryBound, summaryTokens: summaryTokensForBytes(summaryBytes) };
+	const summaryTokens = calibratedSummaryTokens(summaryBytes, summaryCharacters, budget.tokenScale);
 	const projectedTokensAfter = projectAfter(
 		budget.fixedOverheadTokens,
 		budget.tokenScale,
@@ -360,8 +395,12 @@ export function fitsAfterSummary(plan: LiveCutPlan, summaryBytes: number): Summa
 	};
 }
 
-/** Details v2 budget record for a plan's budget and the actual summary size. */
-export function budgetDetails(budget: ContinuityBudget, summaryBytes: number): FabricBudgetDetails {
+/** Details v2 budget record for a plan's budget and the actual summary size (see `fitsAfterSummary`). */
+export function budgetDetails(
+	budget: ContinuityBudget,
+	summaryBytes: number,
+	summaryCharacters = summaryBytes,
+): FabricBudgetDetails {
 	return {
 		strategy: "continuity",
 		contextWindow: budget.contextWindow,
@@ -370,14 +409,16 @@ export function budgetDetails(budget: ContinuityBudget, summaryBytes: number): F
 		reserveTokens: budget.reserveTokens,
 		keepRecentTokens: budget.keepRecentTokens,
 		rawTokensBefore: budget.rawTokensBefore,
+		fixedContextEstimateTokens: budget.fixedContextEstimateTokens,
 		tokenScale: budget.tokenScale,
 		fixedOverheadTokens: budget.fixedOverheadTokens,
+		summaryReserveTokens: budget.summaryReserveTokens,
 		retainedRawTokens: budget.retainedRawTokens,
 		projectedTokensAfter: projectAfter(
 			budget.fixedOverheadTokens,
 			budget.tokenScale,
 			budget.retainedRawTokens,
-			summaryTokensForBytes(summaryBytes),
+			calibratedSummaryTokens(summaryBytes, summaryCharacters, budget.tokenScale),
 		),
 		continuityTargetTokens: budget.continuityTargetTokens,
 		occupancyCeilingTokens: budget.occupancyCeilingTokens,

@@ -6,11 +6,15 @@
  * Steps: decode the instructions (the exact pi-vcc sentinel defers, a bad
  * typed request cancels), plan the live cut over the branch (budget.ts),
  * compile the summary over the raw prefix before the new kept boundary with
- * the kept tail for dialogue crossing (compile.ts), check that the rendered
- * summary fits the plan's target, and build details v2. Any reason Fabric
- * cannot produce a summary is a typed cancellation with a bounded message;
- * the hook decides whether to show it. Identical input gives an identical
- * result: no clock, no randomness, no host state.
+ * the kept tail for dialogue crossing (compile.ts), run reconstruction QA on
+ * it (qa.ts), check that the rendered summary fits the plan's target, and
+ * build details v2. A summary QA scores below 1 is never persisted: a summary
+ * that lost its footer, broke a block ceiling or dropped a file or failure
+ * address without an omission range would mislead the model, so Fabric
+ * cancels instead ("qa-failed"). Any reason Fabric cannot produce a summary is
+ * a typed cancellation with a bounded message; the hook decides whether to
+ * show it. Identical input gives an identical result: no clock, no
+ * randomness, no host state.
  */
 
 import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -25,7 +29,7 @@ import {
 	type FabricDetailsInput,
 } from "./details.ts";
 import { decodeCustomInstructions, type InstructionErrorCode } from "./instructions.ts";
-import { splitSections } from "./qa.ts";
+import { type QaReport, runQa, splitSections } from "./qa.ts";
 import type { OmittedCounts } from "./render.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./request-render.ts";
 import { clipText } from "./utf8.ts";
@@ -57,7 +61,18 @@ export interface FabricCompactionInput {
 	recallTool?: string;
 }
 
-export type CancelCode = "instruction-rejected" | "nothing-to-compact" | "no-raw-source" | "summary-does-not-fit";
+export type CancelCode =
+	| "instruction-rejected"
+	| "nothing-to-compact"
+	| "no-raw-source"
+	| "qa-failed"
+	| "summary-does-not-fit"
+	| "internal-error";
+
+/** Failed QA probe ids named in a "qa-failed" cancellation, at most. */
+export const MAX_CANCEL_PROBES_NAMED = 4;
+/** Bytes of an unexpected error's own text kept in an "internal-error" cancellation. */
+export const MAX_ERROR_TEXT_BYTES = 200;
 
 export type FabricCompactionOutcome =
 	| {
@@ -65,6 +80,8 @@ export type FabricCompactionOutcome =
 			result: CompactionResult<FabricCompactionDetailsV2> & { details: FabricCompactionDetailsV2 };
 			plan: LiveCutPlan;
 			compiled: CompileSummaryResult;
+			/** Reconstruction QA of the persisted summary (score 1). */
+			qa: QaReport;
 	  }
 	| {
 			kind: "cancel";
@@ -100,6 +117,34 @@ function cancel(code: CancelCode, text: string, instructionError?: InstructionEr
 		...(instructionError !== undefined ? { instructionError } : {}),
 		message: clipText(text, MAX_CANCEL_MESSAGE_BYTES).text,
 	};
+}
+
+/** Bounded notice for an unexpected exception while Fabric computed `subject` (e.g. "compaction"). */
+export function internalErrorMessage(subject: string, error: unknown): string {
+	const name = error instanceof Error ? error.name : typeof error;
+	const detail = error instanceof Error ? error.message : String(error);
+	const text = clipText(`${name}: ${detail}`.replace(/\s+/g, " "), MAX_ERROR_TEXT_BYTES).text;
+	return clipText(`Fabric ${subject} cancelled: internal error (${text}).`, MAX_CANCEL_MESSAGE_BYTES).text;
+}
+
+/**
+ * The cancellation for an unexpected exception while computing a compaction:
+ * the hook turns it into a bounded warning instead of an extension error.
+ */
+export function internalErrorCancel(error: unknown): FabricCompactionOutcome {
+	return cancel("internal-error", internalErrorMessage("compaction", error));
+}
+
+/** The "qa-failed" cancellation for a QA report below 1, naming the first failed probes; undefined at score 1. */
+export function qaCancellation(qa: QaReport): FabricCompactionOutcome | undefined {
+	if (qa.score >= 1) return undefined;
+	const failed = qa.probes.filter((probe) => !probe.passed).map((probe) => probe.id);
+	const named = failed.slice(0, MAX_CANCEL_PROBES_NAMED).join(", ");
+	const more = failed.length > MAX_CANCEL_PROBES_NAMED ? `, +${failed.length - MAX_CANCEL_PROBES_NAMED} more` : "";
+	return cancel(
+		"qa-failed",
+		`Fabric compaction cancelled: the summary failed reconstruction QA (${qa.passed} of ${qa.total} probes passed; failed: ${named}${more}).`,
+	);
 }
 
 /** Details-schema omission counts from the renderer's per-projection counts. */
@@ -159,7 +204,10 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 	if (compiled.sourceEntryCount === 0 || !cumulativeSourceRange || !liveCutRange) {
 		return cancel("no-raw-source", "Fabric compaction cancelled: the branch has no raw source before the cut.");
 	}
-	const fit = fitsAfterSummary(plan, compiled.bytes);
+	const qa = runQa(compiled.text, compiled.qa);
+	const rejected = qaCancellation(qa);
+	if (rejected) return rejected;
+	const fit = fitsAfterSummary(plan, compiled.bytes, compiled.text.length);
 	if (!fit.fits) {
 		const projection =
 			fit.projectedTokensAfter !== undefined && fit.limitTokens !== undefined
@@ -187,7 +235,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		instructionPolicy: compactionInstructionPolicy(decoded, rendered),
 		firstKeptEntryId: plan.firstKeptEntryId,
 		timestamp: compiled.sourceTimestamp || UNKNOWN_SOURCE_TIMESTAMP,
-		...(plan.budget ? { budget: budgetDetails(plan.budget, compiled.bytes) } : {}),
+		...(plan.budget ? { budget: budgetDetails(plan.budget, compiled.bytes, compiled.text.length) } : {}),
 	});
 	return {
 		kind: "compaction",
@@ -199,5 +247,6 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		},
 		plan,
 		compiled,
+		qa,
 	};
 }

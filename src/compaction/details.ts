@@ -10,7 +10,8 @@
  * stay readable: `strategy: "adaptive"` budgets, the legacy `commits`
  * omission counter, and records without the later additive fields
  * (`activity`, `thinking`, `dialogueBytes`, `decoderTruncated`,
- * `renderedOmittedBytes`, `carry`).
+ * `renderedOmittedBytes`, `carry`, budget `fixedContextEstimateTokens` and
+ * `summaryReserveTokens`).
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -85,8 +86,13 @@ export interface FabricBudgetDetails {
 	reserveTokens: number;
 	keepRecentTokens: number;
 	rawTokensBefore: number;
+	/** Structural fixed-context estimate (system prompt) the calibration used; optional on older records. */
+	fixedContextEstimateTokens?: number;
+	/** Calibration scale: above 1 for tokenization denser than Pi's estimate, below 1 for sparser. */
 	tokenScale: number;
 	fixedOverheadTokens: number;
+	/** Calibrated reservation for the largest summary; optional on older records. */
+	summaryReserveTokens?: number;
 	retainedRawTokens: number;
 	projectedTokensAfter: number;
 	continuityTargetTokens?: number;
@@ -346,6 +352,8 @@ function readBudget(value: unknown): FabricBudgetDetails {
 		`${path}.bindingConstraint must name a constraint`,
 	);
 	return withOptional(budget, {
+		fixedContextEstimateTokens: optionalCount(source, "fixedContextEstimateTokens", path),
+		summaryReserveTokens: optionalCount(source, "summaryReserveTokens", path),
 		continuityTargetTokens: extra("continuityTargetTokens"),
 		occupancyCeilingTokens: extra("occupancyCeilingTokens"),
 		safeCeilingTokens: extra("safeCeilingTokens"),

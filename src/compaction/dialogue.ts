@@ -19,7 +19,8 @@
  */
 
 import type { AssistantEvent, NormalizedEvent, UserEvent } from "./events.ts";
-import { excerptMiddle, multiLine, utf8Bytes } from "./render-text.ts";
+import { excerptMiddle, multiLine, renderAddress } from "./render-text.ts";
+import { utf8ByteLength } from "./utf8.ts";
 
 export const DIALOGUE_HEADER = "[Recent user directions and discussion]";
 export const DIALOGUE_INTRO = "Source evidence, oldest first; raw messages after this summary take precedence.";
@@ -82,7 +83,7 @@ function fitQuoted(text: string, maxBytes: number): { text: string; omittedBytes
 	for (;;) {
 		const excerpt = excerptMiddle(text, rawBudget);
 		const quoted = quote(excerpt.text);
-		const over = utf8Bytes(quoted) - maxBytes;
+		const over = utf8ByteLength(quoted) - maxBytes;
 		if (over <= 0 || rawBudget <= 0) return { text: over <= 0 ? quoted : "", omittedBytes: excerpt.omittedBytes };
 		rawBudget = Math.max(0, rawBudget - over);
 	}
@@ -97,23 +98,24 @@ export function renderExchange(exchange: DialogueExchange, position: number, tot
 	const { user, assistant, crossing } = exchange;
 	const images = user.images > 0 ? ` (${plural(user.images, "image")})` : "";
 	const title = `Exchange ${position} of ${total}`;
-	const assistantHeading = assistant ? `${ASSISTANT_RESPONSE_LABEL} @${assistant.address}:` : undefined;
-	const userHeading = crossing ? `User @${user.address}: ${RETAINED_RAW}` : `User @${user.address}${images}:`;
+	const assistantHeading = assistant ? `${ASSISTANT_RESPONSE_LABEL} ${renderAddress(assistant.address)}:` : undefined;
+	const userAddress = renderAddress(user.address);
+	const userHeading = crossing ? `User ${userAddress}: ${RETAINED_RAW}` : `User ${userAddress}${images}:`;
 	const assistantText = assistant ? multiLine(assistant.text) : "";
 	const userText = crossing ? "" : multiLine(user.text);
 
 	const headings = [title, assistantHeading, userHeading].filter((line): line is string => line !== undefined);
 	const textBlocks = (assistantText ? 1 : 0) + (userText ? 1 : 0);
 	const joins = headings.length + textBlocks - 1;
-	const available = DIALOGUE_EXCHANGE_MAX_BYTES - joins - headings.reduce((sum, line) => sum + utf8Bytes(line), 0);
+	const available = DIALOGUE_EXCHANGE_MAX_BYTES - joins - headings.reduce((sum, line) => sum + utf8ByteLength(line), 0);
 
-	const userNeed = userText ? utf8Bytes(quote(userText)) : 0;
-	const assistantNeed = assistantText ? utf8Bytes(quote(assistantText)) : 0;
+	const userNeed = userText ? utf8ByteLength(quote(userText)) : 0;
+	const assistantNeed = assistantText ? utf8ByteLength(quote(assistantText)) : 0;
 	// User text gets at least half when both overflow; a short side leaves its slack to the other.
 	const userAllocation = Math.min(userNeed, Math.max(Math.ceil(available / 2), available - assistantNeed));
 	const fittedUser = userText ? fitQuoted(userText, userAllocation) : { text: "", omittedBytes: 0 };
 	const fittedAssistant = assistantText
-		? fitQuoted(assistantText, available - utf8Bytes(fittedUser.text))
+		? fitQuoted(assistantText, available - utf8ByteLength(fittedUser.text))
 		: { text: "", omittedBytes: 0 };
 
 	const lines = [title];

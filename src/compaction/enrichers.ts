@@ -11,7 +11,7 @@
 
 import type { NormalizedEvent } from "./events.ts";
 import type { ViewBlock, ViewItem } from "./projections-model.ts";
-import { boundedOneLine, oneLine } from "./render-text.ts";
+import { boundedOneLine, identifierLabel, renderAddress } from "./render-text.ts";
 
 export const ANNOTATIONS_HEADER = "[Annotations]";
 /** Annotations rendered across all enrichers. */
@@ -80,7 +80,7 @@ export function runEnrichers(
 			}
 			items.push({
 				entryId,
-				lead: `@${annotation.address} ${oneLine(enricher.id)}: `,
+				lead: `${renderAddress(annotation.address)} ${identifierLabel(enricher.id)}: `,
 				text,
 				trail: "",
 				keep: "start",

@@ -1,6 +1,5 @@
 /**
- * The typed event model of the deterministic compactor, plus the bounded JSON
- * value guard every typed payload passes through.
+ * The typed event model of the deterministic compactor.
  *
  * Normalization turns raw session entries into these events; projections,
  * rendering and QA read only events, never raw entries or rendered text.
@@ -11,11 +10,7 @@
  * address). Thinking never becomes an event; it is only counted.
  */
 
-import { canonicalJson } from "../session/canonical.ts";
-import { utf8Bytes } from "./render-text.ts";
-
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject, JsonValue } from "./record-guards.ts";
 
 /** Aggregate and per-operation outcomes of a Fabric execution (trace V1 vocabulary). */
 export type FabricOutcome = "succeeded" | "failed" | "aborted" | "timed_out";
@@ -156,6 +151,8 @@ export interface NormalizationCounts {
 	editReplacements: number;
 	/** Custom-message details dropped as malformed or over bounds (content kept). */
 	customDetailsOmitted: number;
+	/** Tool calls whose arguments were not plain JSON within `TOOL_ARGS_BOUNDS` (the call stays, without arguments). */
+	toolArgsOmitted: number;
 	/** `fabric_exec` results whose present `details.trace` failed the V1 guard. */
 	fabricTracesRejected: number;
 	/** `fabric_exec` results whose legacy `details.audits` failed the strict adapter. */
@@ -174,69 +171,10 @@ export function emptyNormalizationCounts(): NormalizationCounts {
 		editOmissions: 0,
 		editReplacements: 0,
 		customDetailsOmitted: 0,
+		toolArgsOmitted: 0,
 		fabricTracesRejected: 0,
 		fabricAuditsRejected: 0,
 		branchEnvelopesRead: 0,
 		branchEnvelopesIgnored: 0,
 	};
-}
-
-/** Limits for one bounded JSON value. Exceeding any of them rejects the value as a whole. */
-export interface JsonBounds {
-	maxDepth: number;
-	maxNodes: number;
-	/** Most array items or object keys in one collection. */
-	maxCollection: number;
-	maxStringBytes: number;
-	/** UTF-8 size of the canonical JSON serialization. */
-	maxBytes: number;
-}
-
-export type BoundedJson = { ok: true; value: JsonValue; bytes: number } | { ok: false; reason: string };
-
-/**
- * Accept `value` only if it is plain JSON (null, boolean, finite number,
- * string, array, plain object) within every bound. Returns the value itself
- * (no copy) so callers keep exact typed data.
- */
-export function readBoundedJson(value: unknown, bounds: JsonBounds): BoundedJson {
-	let nodes = 0;
-	const visit = (node: unknown, depth: number): string | undefined => {
-		nodes++;
-		if (nodes > bounds.maxNodes) return "too many nodes";
-		if (depth > bounds.maxDepth) return "too deep";
-		if (node === null || typeof node === "boolean") return undefined;
-		if (typeof node === "number") return Number.isFinite(node) ? undefined : "non-finite number";
-		if (typeof node === "string") return utf8Bytes(node) > bounds.maxStringBytes ? "string too long" : undefined;
-		if (typeof node !== "object") return `not JSON (${typeof node})`;
-		if (Array.isArray(node)) {
-			if (node.length > bounds.maxCollection) return "array too long";
-			for (const item of node) {
-				const problem = visit(item, depth + 1);
-				if (problem) return problem;
-			}
-			return undefined;
-		}
-		const prototype = Object.getPrototypeOf(node);
-		if (prototype !== Object.prototype && prototype !== null) return "not a plain object";
-		const keys = Object.keys(node);
-		if (keys.length > bounds.maxCollection) return "object too large";
-		for (const key of keys) {
-			if (utf8Bytes(key) > bounds.maxStringBytes) return "key too long";
-			const problem = visit((node as Record<string, unknown>)[key], depth + 1);
-			if (problem) return problem;
-		}
-		return undefined;
-	};
-	const problem = visit(value, 0);
-	if (problem) return { ok: false, reason: problem };
-	const bytes = utf8Bytes(canonicalJson(value));
-	if (bytes > bounds.maxBytes) return { ok: false, reason: "too many bytes" };
-	return { ok: true, value: value as JsonValue, bytes };
-}
-
-export function isPlainRecord(value: unknown): value is Record<string, unknown> {
-	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-	const prototype = Object.getPrototypeOf(value);
-	return prototype === Object.prototype || prototype === null;
 }

@@ -31,16 +31,17 @@
  * Branch-summary envelopes are validated by `branch-details.ts`.
  */
 
+import { FABRIC_OUTCOMES, type FabricOutcome } from "./events.ts";
 import {
-	FABRIC_OUTCOMES,
-	type FabricOutcome,
+	isCount,
 	isPlainRecord,
 	type JsonBounds,
 	type JsonObject,
 	type JsonValue,
 	readBoundedJson,
-} from "./events.ts";
-import { oneLine, shrinkText, utf8Bytes } from "./render-text.ts";
+} from "./record-guards.ts";
+import { oneLine, shrinkText } from "./render-text.ts";
+import { utf8ByteLength } from "./utf8.ts";
 
 /** Tool name of the outer Fabric execution tool. */
 export const FABRIC_EXEC_TOOL_NAME = "fabric_exec";
@@ -115,16 +116,12 @@ function isOutcome(value: unknown): value is FabricOutcome {
 	return typeof value === "string" && (FABRIC_OUTCOMES as readonly string[]).includes(value);
 }
 
-function isCount(value: unknown): value is number {
-	return typeof value === "number" && Number.isInteger(value) && value >= 0;
-}
-
 function hasOnlyKeys(record: Record<string, unknown>, allowed: readonly string[]): boolean {
 	return Object.keys(record).every((key) => allowed.includes(key));
 }
 
 function isBoundedString(value: unknown, maxBytes: number, nonBlank = false): value is string {
-	return typeof value === "string" && utf8Bytes(value) <= maxBytes && (!nonBlank || value.trim() !== "");
+	return typeof value === "string" && utf8ByteLength(value) <= maxBytes && (!nonBlank || value.trim() !== "");
 }
 
 function optionalString(record: Record<string, unknown>, key: string, maxBytes: number): boolean {

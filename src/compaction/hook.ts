@@ -12,6 +12,12 @@
  *    cancellation that would erase an earlier pi-vcc result (event marked
  *    `_piVccOverriding`) is not returned; a rejected typed request still
  *    cancels (fail closed).
+ * An unexpected exception inside the pure compactor never becomes an
+ * extension error: it is a cancellation ("internal-error") like any other, so
+ * the session keeps its uncompacted context and the user sees why.
+ * The calibration's fixed-context estimate is the system prompt plus the
+ * tools declared to the model (budget.ts attributes only that to fixed
+ * overhead; the rest of Pi's excess over the entries is tokenizer density).
  * Cancellation notices: a rejected typed request is always reported (error);
  * other manual and overflow cancellations warn; threshold ones, and those of
  * compactions Fabric itself triggered, stay quiet because they recur.
@@ -32,7 +38,12 @@ import type {
 	SessionCompactEvent,
 } from "@earendil-works/pi-coding-agent";
 import { buildFabricBranchSummary } from "./branch.ts";
-import { buildFabricCompaction } from "./compact-event.ts";
+import {
+	buildFabricCompaction,
+	type FabricCompactionOutcome,
+	internalErrorCancel,
+	internalErrorMessage,
+} from "./compact-event.ts";
 import { PI_VCC_SENTINEL } from "./instructions.ts";
 import { compactionOwnerOf } from "./owner.ts";
 import { repairToolPairing } from "./repair.ts";
@@ -51,7 +62,7 @@ export type { CompactionOptions } from "./settings-source.ts";
 export const FABRIC_CLAIM_MARKER = "_fabricCompaction";
 /** Marker an earlier pi-vcc handler sets when it supplied the result. */
 export const PI_VCC_OVERRIDE_MARKER = "_piVccOverriding";
-/** Pi's structural heuristic for text outside the entries (the system prompt). */
+/** Pi's structural heuristic for context outside the entries (system prompt, tool declarations). */
 const CHARS_PER_TOKEN = 4;
 /** Prefix of log lines written when no UI is available. */
 export const LOG_PREFIX = "[pi-fold]";
@@ -73,6 +84,8 @@ export interface RegisterCompactionDeps {
 	log?: (line: string) => void;
 	/** The context tool whose `peek` re-reads an entry's exact source; summaries name it for recall. */
 	recallTool?: string;
+	/** Structural estimate of the declared tools; `registerCompaction` reads it from Pi at each compaction. */
+	toolsEstimate?: () => number | undefined;
 }
 
 /** Show a bounded notice: the UI when there is one, otherwise a log line. */
@@ -98,6 +111,35 @@ function systemPromptEstimate(ctx: ExtensionContext): number | undefined {
 	}
 }
 
+/**
+ * Structural estimate of the tools declared to the model (the active set):
+ * name, description and parameter schema as JSON, at Pi's heuristic. It is
+ * fixed context a compaction cannot shrink, so the calibration must not read
+ * it as tokenizer density. Undefined when the host cannot list tools.
+ */
+export function declaredToolsEstimate(pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">): number | undefined {
+	try {
+		const active = new Set(pi.getActiveTools());
+		let characters = 0;
+		for (const tool of pi.getAllTools()) {
+			if (!active.has(tool.name)) continue;
+			characters += JSON.stringify({
+				name: tool.name,
+				description: tool.description,
+				parameters: tool.parameters,
+			}).length;
+		}
+		return Math.ceil(characters / CHARS_PER_TOKEN);
+	} catch {
+		return undefined;
+	}
+}
+
+/** System prompt plus declared tools; undefined only when neither is known. */
+function fixedContextEstimateOf(promptTokens: number | undefined, toolTokens: number | undefined): number | undefined {
+	return promptTokens === undefined && toolTokens === undefined ? undefined : (promptTokens ?? 0) + (toolTokens ?? 0);
+}
+
 /** Per-registration state and the event handlers. Exported for tests that drive events directly. */
 export class CompactionHooks {
 	/** Sessions that already saw the "another compactor won" warning. */
@@ -111,12 +153,14 @@ export class CompactionHooks {
 	private readonly io: SettingsFileIo;
 	private readonly log: (line: string) => void;
 	private readonly recallTool: string | undefined;
+	private readonly toolsEstimate: () => number | undefined;
 
 	constructor(options: unknown, deps: RegisterCompactionDeps = {}) {
 		this.options = options;
 		this.io = deps.io ?? NODE_SETTINGS_IO;
 		this.log = deps.log ?? defaultLog;
 		this.recallTool = deps.recallTool;
+		this.toolsEstimate = deps.toolsEstimate ?? (() => undefined);
 	}
 
 	/** Effective settings for this use (options, then global, then trusted project file). */
@@ -147,24 +191,32 @@ export class CompactionHooks {
 			}
 		}
 
-		const fixedContextEstimate = systemPromptEstimate(ctx);
-		const outcome = buildFabricCompaction({
-			branchEntries: event.branchEntries,
-			tokensBefore: preparation.tokensBefore,
-			reserveTokens: preparation.settings.reserveTokens,
-			keepRecentTokens: preparation.settings.keepRecentTokens,
-			...(contextWindow !== undefined && contextWindow > 0 ? { contextWindow } : {}),
-			targetContextRatio: settings.targetContextRatio,
-			reason: event.reason,
-			...(event.customInstructions !== undefined ? { customInstructions: event.customInstructions } : {}),
-			...(fixedContextEstimate !== undefined ? { fixedContextEstimate } : {}),
-			...(this.recallTool !== undefined ? { recallTool: this.recallTool } : {}),
-		});
+		const fixedContextEstimate = fixedContextEstimateOf(systemPromptEstimate(ctx), this.toolsEstimate());
+		let outcome: FabricCompactionOutcome;
+		try {
+			outcome = buildFabricCompaction({
+				branchEntries: event.branchEntries,
+				tokensBefore: preparation.tokensBefore,
+				reserveTokens: preparation.settings.reserveTokens,
+				keepRecentTokens: preparation.settings.keepRecentTokens,
+				...(contextWindow !== undefined && contextWindow > 0 ? { contextWindow } : {}),
+				targetContextRatio: settings.targetContextRatio,
+				reason: event.reason,
+				...(event.customInstructions !== undefined ? { customInstructions: event.customInstructions } : {}),
+				...(fixedContextEstimate !== undefined ? { fixedContextEstimate } : {}),
+				...(this.recallTool !== undefined ? { recallTool: this.recallTool } : {}),
+			});
+		} catch (error) {
+			outcome = internalErrorCancel(error);
+		}
 		switch (outcome.kind) {
 			case "defer":
 				this.yielded = true;
 				return undefined;
 			case "cancel":
+				// Fail closed: a rejected typed request cancels even over an earlier pi-vcc
+				// result. The request named what to preserve; letting pi-vcc's summary
+				// stand would silently drop that, so the user must fix the request.
 				if (outcome.code === "instruction-rejected") {
 					notify(ctx, outcome.message, "error", this.log);
 					return { cancel: true };
@@ -184,7 +236,14 @@ export class CompactionHooks {
 	beforeTree(event: SessionBeforeTreeEvent, ctx: ExtensionContext): SessionBeforeTreeResult | undefined {
 		if (!event.preparation.userWantsSummary) return undefined;
 		if (this.settings(ctx).engine === "pi") return undefined;
-		const outcome = buildFabricBranchSummary(event.preparation, this.recallTool);
+		let outcome: ReturnType<typeof buildFabricBranchSummary>;
+		try {
+			outcome = buildFabricBranchSummary(event.preparation, this.recallTool);
+		} catch (error) {
+			// Like compaction: an unexpected exception cancels with a bounded notice, never an extension error.
+			notify(ctx, internalErrorMessage("branch summary", error), "warning", this.log);
+			return { cancel: true };
+		}
 		if (outcome.kind === "none") return undefined;
 		if (outcome.kind === "cancel") {
 			notify(ctx, outcome.message, "error", this.log);
@@ -280,7 +339,7 @@ export function registerCompaction(
 	options?: CompactionOptions | unknown,
 	deps: RegisterCompactionDeps = {},
 ): CompactionHooks {
-	const hooks = new CompactionHooks(options, deps);
+	const hooks = new CompactionHooks(options, { toolsEstimate: () => declaredToolsEstimate(pi), ...deps });
 	pi.on("session_start", () => hooks.resetSession());
 	pi.on("session_before_compact", (event, ctx) => hooks.beforeCompact(event, ctx));
 	pi.on("session_compact", (event, ctx) => hooks.afterCompact(event, ctx));

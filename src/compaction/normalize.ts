@@ -7,6 +7,8 @@
  *
  * - user / assistant text / tool call / tool result / bash execution messages
  *   and top-level `custom_message` entries produce events.
+ * - Tool-call arguments pass the bounded JSON reader (`TOOL_ARGS_BOUNDS`)
+ *   before anything recurses over them; rejected arguments are counted.
  * - Assistant thinking parts never become events; they are counted.
  * - Tool results pair with calls only by exact `toolCallId`.
  * - `compaction` entries, branch-summary prose, summary-carrying message roles
@@ -26,12 +28,8 @@ import {
 	type CustomEvent,
 	emptyNormalizationCounts,
 	type FabricOutcome,
-	isPlainRecord,
-	type JsonBounds,
-	type JsonObject,
 	type NormalizationCounts,
 	type NormalizedEvent,
-	readBoundedJson,
 } from "./events.ts";
 import {
 	FABRIC_EXEC_TOOL_NAME,
@@ -43,16 +41,32 @@ import {
 	readLegacyFabricAudits,
 	splitRef,
 } from "./fabric-trace.ts";
+import { isPlainRecord, type JsonBounds, type JsonObject, readBoundedJson } from "./record-guards.ts";
 import { boundedOneLine, oneLine, shrinkText } from "./render-text.ts";
 
 /** Bounds for top-level custom-message `details`; anything beyond them is omitted, content stays. */
-export const CUSTOM_DETAILS_BOUNDS: JsonBounds = {
+export const CUSTOM_DETAILS_BOUNDS = {
 	maxDepth: 8,
 	maxNodes: 512,
 	maxCollection: 64,
 	maxStringBytes: 2048,
 	maxBytes: 8192,
-};
+} satisfies Required<JsonBounds>;
+
+/**
+ * Bounds for tool-call `arguments`. Only structure is tight (projections
+ * recurse over arguments for identities and labels); string sizes stay far
+ * above what one model response can write, so a large `write` keeps its path.
+ * There is no serialized-size bound: measuring it would serialize every call's
+ * arguments, and depth, node and string bounds already bound the work.
+ * Arguments beyond any bound are omitted and counted; the call stays.
+ */
+export const TOOL_ARGS_BOUNDS = {
+	maxDepth: 64,
+	maxNodes: 200_000,
+	maxCollection: 200_000,
+	maxStringBytes: 16 * 1024 * 1024,
+} satisfies JsonBounds;
 
 /** Explicit error text kept from an error tool result (UTF-8 bytes, one line). */
 export const ERROR_TEXT_MAX_BYTES = 2048;
@@ -138,6 +152,18 @@ export function normalizeBranch(
 	const messageOf = (entry: unknown): Record<string, unknown> | undefined =>
 		isPlainRecord(entry) && entry.type === "message" && isPlainRecord(entry.message) ? entry.message : undefined;
 
+	// Arguments are read once per part object, through the bounded JSON reader.
+	const argsRead = new WeakMap<object, JsonObject | undefined>();
+	const argsOf = (part: Record<string, unknown>): JsonObject | undefined => {
+		const raw = part.arguments;
+		if (!isPlainRecord(raw)) return undefined;
+		if (argsRead.has(raw)) return argsRead.get(raw);
+		const read = readBoundedJson(raw, TOOL_ARGS_BOUNDS);
+		const args = read.ok ? (read.value as JsonObject) : undefined;
+		argsRead.set(raw, args);
+		return args;
+	};
+
 	// Pass 1: every tool call on the branch, first occurrence per id, from edited content.
 	const calls = new Map<string, CallInfo>();
 	for (const entry of all) {
@@ -153,7 +179,7 @@ export function normalizeBranch(
 			calls.set(part.id, {
 				entryId: entry.id,
 				name: part.name,
-				args: isPlainRecord(part.arguments) ? (part.arguments as JsonObject) : undefined,
+				args: argsOf(part),
 			});
 		}
 	}
@@ -228,7 +254,8 @@ export function normalizeBranch(
 				for (const part of parts) {
 					if (!isPlainRecord(part) || part.type !== "toolCall" || typeof part.id !== "string") continue;
 					if (typeof part.name !== "string") continue;
-					const args = isPlainRecord(part.arguments) ? (part.arguments as JsonObject) : undefined;
+					const args = argsOf(part);
+					if (inPrefix && args === undefined && isPlainRecord(part.arguments)) counts.toolArgsOmitted++;
 					push({ ...base, kind: "toolCall", toolCallId: part.id, toolName: part.name, args });
 				}
 				return;

@@ -17,7 +17,15 @@ import {
 	type ViewBlock,
 	type ViewItem,
 } from "./projections-model.ts";
-import { boundedOneLine, firstLine, ONE_LINE_MAX_BYTES, oneLine, shrinkText } from "./render-text.ts";
+import {
+	boundedOneLine,
+	firstLine,
+	identifierLabel,
+	ONE_LINE_MAX_BYTES,
+	oneLine,
+	renderAddress,
+	shrinkText,
+} from "./render-text.ts";
 
 export const HISTORICAL_HEADER = "[Historical requests]";
 export const ACTIVITY_HEADER = "[Fabric Activity]";
@@ -63,7 +71,7 @@ export function projectHistoricalRequests(
 		const line =
 			shrinkText(firstLine(event.text.slice(0, ONE_LINE_MAX_BYTES * 4)), ONE_LINE_MAX_BYTES) ||
 			`(${event.images} image${event.images === 1 ? "" : "s"})`;
-		items.push(item(event.entryId, `@${event.address} `, quoted(line)));
+		items.push(item(event.entryId, `${renderAddress(event.address)} `, quoted(line)));
 	}
 	return {
 		key: "historical",
@@ -82,7 +90,7 @@ export function projectHistoricalRequests(
 }
 
 function runLead(run: FabricRunEvent): string {
-	return `@${run.address} run "${run.name}"`;
+	return `${renderAddress(run.address)} run "${run.name}"`;
 }
 
 /** Named runs, phases and significant non-file nested operations, in source order. */
@@ -97,7 +105,7 @@ export function projectActivity(events: readonly NormalizedEvent[]): ViewBlock {
 				}),
 			);
 		} else if (event.kind === "fabricPhase") {
-			items.push(item(event.entryId, `@${event.address} phase `, oneLine(event.phase)));
+			items.push(item(event.entryId, `${renderAddress(event.address)} phase `, oneLine(event.phase)));
 		} else if (event.kind === "fabricOperation" && !FILE_SYSTEM_REFS.includes(event.ref)) {
 			const command =
 				SHELL_ACTIONS[event.ref] && typeof (event.args as { command?: unknown } | null)?.command === "string"
@@ -105,9 +113,14 @@ export function projectActivity(events: readonly NormalizedEvent[]): ViewBlock {
 					: argsLabel(event.args);
 			const error = event.error ? `: ${quoted(oneLine(event.error))}` : "";
 			items.push(
-				item(event.entryId, `@${event.address} ${oneLine(event.ref)} → ${event.outcome}`, ` ${command}${error}`, {
-					required: false,
-				}),
+				item(
+					event.entryId,
+					`${renderAddress(event.address)} ${identifierLabel(event.ref)} → ${event.outcome}`,
+					` ${command}${error}`,
+					{
+						required: false,
+					},
+				),
 			);
 		}
 	}
@@ -142,7 +155,7 @@ export function turnsOf(events: readonly NormalizedEvent[]): Turn[] {
 
 function turnTrail(turn: Turn): string {
 	const tools = [...turn.tools.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-	const listed = tools.slice(0, TURN_TOOL_NAMES_MAX).map(([name, count]) => `${oneLine(name)}×${count}`);
+	const listed = tools.slice(0, TURN_TOOL_NAMES_MAX).map(([name, count]) => `${identifierLabel(name)}×${count}`);
 	if (tools.length > TURN_TOOL_NAMES_MAX) listed.push(`+${tools.length - TURN_TOOL_NAMES_MAX} more`);
 	const parts = listed.length > 0 ? [listed.join(" ")] : [];
 	if (turn.run) {
@@ -154,14 +167,14 @@ function turnTrail(turn: Turn): string {
 function contextLabel(event: NormalizedEvent): { label: string; text: string } {
 	if (event.kind === "user") return { label: "user", text: quoted(boundedOneLine(event.text)) };
 	if (event.kind === "custom")
-		return { label: `custom ${oneLine(event.customType)}`, text: quoted(boundedOneLine(event.text)) };
+		return { label: `custom ${identifierLabel(event.customType)}`, text: quoted(boundedOneLine(event.text)) };
 	return { label: "(before the first message)", text: "" };
 }
 
 export function projectTurns(events: readonly NormalizedEvent[]): ViewBlock {
 	const items = turnsOf(events).map((turn): ViewItem => {
 		const { label, text } = contextLabel(turn.start);
-		return item(turn.start.entryId, `@${turn.start.address} ${label}${text ? ": " : ""}`, text, {
+		return item(turn.start.entryId, `${renderAddress(turn.start.address)} ${label}${text ? ": " : ""}`, text, {
 			trail: turnTrail(turn),
 		});
 	});
@@ -179,7 +192,7 @@ export function projectStatus(events: readonly NormalizedEvent[]): ViewBlock {
 	const latestContext = events.findLast((event) => event.kind === "user" || event.kind === "custom");
 	if (latestContext) {
 		const { label, text } = contextLabel(latestContext);
-		items.push(item(latestContext.entryId, `Latest ${label} @${latestContext.address}: `, text));
+		items.push(item(latestContext.entryId, `Latest ${label} ${renderAddress(latestContext.address)}: `, text));
 	}
 	const modification = operationsOf(events).findLast(
 		(operation) => operation.success && operation.file !== undefined && operation.file.action !== "read",
@@ -188,7 +201,7 @@ export function projectStatus(events: readonly NormalizedEvent[]): ViewBlock {
 		items.push(
 			item(
 				modification.entryId,
-				`Latest modification @${modification.address}: ${fileKindOf(modification.file)} `,
+				`Latest modification ${renderAddress(modification.address)}: ${fileKindOf(modification.file)} `,
 				oneLine(modification.file.path),
 				{ keep: "end" },
 			),
@@ -201,7 +214,7 @@ export function projectStatus(events: readonly NormalizedEvent[]): ViewBlock {
 		const text = assistant.text.trim()
 			? shrinkText(firstLine(assistant.text.slice(0, ONE_LINE_MAX_BYTES * 4)), ONE_LINE_MAX_BYTES)
 			: `error: ${assistant.errorMessage ?? ""}`;
-		items.push(item(assistant.entryId, `Latest assistant @${assistant.address}: `, quoted(text)));
+		items.push(item(assistant.entryId, `Latest assistant ${renderAddress(assistant.address)}: `, quoted(text)));
 	}
 	return {
 		key: "status",
@@ -212,7 +225,7 @@ export function projectStatus(events: readonly NormalizedEvent[]): ViewBlock {
 }
 
 function transcriptItem(event: NormalizedEvent): ViewItem | undefined {
-	const at = `@${event.address}`;
+	const at = renderAddress(event.address);
 	switch (event.kind) {
 		case "user":
 			return item(event.entryId, `${at} user: `, quoted(boundedOneLine(event.text)), { required: false });
@@ -228,7 +241,7 @@ function transcriptItem(event: NormalizedEvent): ViewItem | undefined {
 			const hidden = event.display ? "" : " (hidden)";
 			return item(
 				event.entryId,
-				`${at} custom ${oneLine(event.customType)}${hidden}: `,
+				`${at} custom ${identifierLabel(event.customType)}${hidden}: `,
 				`${quoted(boundedOneLine(event.text))}${details}`,
 				{
 					required: false,
@@ -248,12 +261,12 @@ function transcriptItem(event: NormalizedEvent): ViewItem | undefined {
 						: command !== undefined
 							? oneLine(command)
 							: argsLabel(args);
-			return item(event.entryId, `${at} call ${oneLine(event.toolName)} `, detail, { required: false });
+			return item(event.entryId, `${at} call ${identifierLabel(event.toolName)} `, detail, { required: false });
 		}
 		case "toolResult":
 			return item(
 				event.entryId,
-				`${at} result ${oneLine(event.toolName)} ${event.isError ? "error" : "ok"}`,
+				`${at} result ${identifierLabel(event.toolName)} ${event.isError ? "error" : "ok"}`,
 				event.isError && event.errorText ? `: ${quoted(event.errorText)}` : "",
 				{ required: false },
 			);

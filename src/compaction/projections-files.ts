@@ -12,8 +12,7 @@
  */
 
 import { canonicalJson } from "../session/canonical.ts";
-import type { JsonValue, NormalizedEvent } from "./events.ts";
-import { isPlainRecord } from "./events.ts";
+import type { NormalizedEvent } from "./events.ts";
 import { FABRIC_EXEC_TOOL_NAME } from "./fabric-trace.ts";
 import {
 	FILE_LIMIT_PER_KIND,
@@ -23,7 +22,9 @@ import {
 	type ViewGroup,
 	type ViewItem,
 } from "./projections-model.ts";
-import { oneLine, shrinkText } from "./render-text.ts";
+import { isPlainRecord, type JsonValue } from "./record-guards.ts";
+import { identifierLabel, oneLine, renderAddress, shrinkText } from "./render-text.ts";
+import { utf8ByteLength } from "./utf8.ts";
 
 export const FILES_HEADER = "[Files And Changes]";
 export const OUTSTANDING_HEADER = "[Outstanding Context]";
@@ -49,15 +50,24 @@ export const FILE_ACTIONS: Readonly<Record<string, "read" | "edit" | "write">> =
 	"pi.write": "write",
 };
 
-/** Shell actions by plain Pi tool name and by Fabric ref; identity is the exact `command` argument. */
+/**
+ * Shell actions by plain Pi tool name and by Fabric ref; identity is the exact
+ * `command` argument. Every plain tool here must match its `pi.<tool>` ref
+ * (branch.ts `PI_TOOL_REFS`), or a failure and its success re-emitted from a
+ * `/tree` summary would get different identities.
+ */
 export const SHELL_ACTIONS: Readonly<Record<string, "bash" | "powershell">> = {
 	bash: "bash",
+	powershell: "powershell",
 	"pi.bash": "bash",
 	"pi.powershell": "powershell",
 };
 
 /** Known Fabric file-system refs that are not significant activity (files and failures still see them). */
 export const FILE_SYSTEM_REFS: readonly string[] = ["pi.read", "pi.grep", "pi.find", "pi.ls", "pi.edit", "pi.write"];
+
+/** A longer common path prefix is not used as display root: the prelude line stays bounded. */
+export const DISPLAY_ROOT_MAX_BYTES = 256;
 
 /** Bytes of canonical JSON arguments kept in one-line labels. */
 export const ARGS_LABEL_MAX_BYTES = 256;
@@ -115,7 +125,10 @@ export function operationsOf(events: readonly NormalizedEvent[]): Operation[] {
 			const args = event.call ? event.call.args : undefined;
 			const identity = event.call
 				? classify(event.toolName, args, event.created)
-				: { identity: `orphan\u0000${event.toolCallId}`, label: `call ${oneLine(event.toolCallId)} (not on branch)` };
+				: {
+						identity: `orphan\u0000${event.toolCallId}`,
+						label: `call ${identifierLabel(event.toolCallId)} (not on branch)`,
+					};
 			operations.push({
 				...base,
 				tool: event.toolName,
@@ -216,14 +229,15 @@ export function fileTouchesByKind(events: readonly NormalizedEvent[]): Record<Fi
 
 export function projectFiles(events: readonly NormalizedEvent[]): ViewBlock {
 	const touches = fileTouchesByKind(events);
-	const root = displayRootOf(FILE_KINDS.flatMap((kind) => touches[kind].map((touch) => touch.path)));
+	const common = displayRootOf(FILE_KINDS.flatMap((kind) => touches[kind].map((touch) => touch.path)));
+	const root = common !== undefined && utf8ByteLength(common) <= DISPLAY_ROOT_MAX_BYTES ? common : undefined;
 	const groups: ViewGroup[] = FILE_KINDS.map((kind) => ({
 		key: FILE_KIND_KEYS[kind],
 		label: `${kind}:`,
 		items: touches[kind].map(
 			(touch): ViewItem => ({
 				entryId: touch.entryId,
-				lead: `@${touch.address} ${touch.count > 1 ? `×${touch.count} ` : ""}`,
+				lead: `${renderAddress(touch.address)} ${touch.count > 1 ? `×${touch.count} ` : ""}`,
 				text: displayPath(touch.path, root),
 				trail: "",
 				keep: "end",
@@ -271,10 +285,10 @@ export function failureRecords(events: readonly NormalizedEvent[]): FailureRecor
 
 export function projectOutstanding(events: readonly NormalizedEvent[]): ViewBlock {
 	const items = failureRecords(events).map(({ failure, resolvedBy }): ViewItem => {
-		const state = resolvedBy ? `resolved by @${resolvedBy.address}` : "open";
+		const state = resolvedBy ? `resolved by ${renderAddress(resolvedBy.address)}` : "open";
 		return {
 			entryId: failure.entryId,
-			lead: `@${failure.address} ${state} ${oneLine(failure.tool)}: `,
+			lead: `${renderAddress(failure.address)} ${state} ${identifierLabel(failure.tool)}: `,
 			text: failure.errorText ? `${failure.label} → "${failure.errorText}"` : failure.label,
 			trail: "",
 			keep: "start",

@@ -10,7 +10,10 @@
  * addressability (the marker names the first and last omitted source entries,
  * which exist on the summarized branch). Dialogue excerpts, the latest named
  * Fabric run, the request and carry-forward blocks and the footer are checked
- * verbatim. The score is the fraction of probes that pass.
+ * verbatim. Because those checks reuse the renderer's projections, a second
+ * set of probes (qa-source.ts) re-derives block ceilings, footer placement,
+ * file paths and failure addresses straight from the events with rules of its
+ * own. The score is the fraction of probes that pass.
  */
 
 import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER } from "./dialogue.ts";
@@ -26,9 +29,9 @@ import {
 } from "./projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "./projections-files.ts";
 import { sampleIndices, type ViewBlock, type ViewGroup } from "./projections-model.ts";
+import { sourceProbes } from "./qa-source.ts";
 import {
 	CARRY_FORWARD_HEADER,
-	COMPACTION_REQUEST_HEADER,
 	FOOTER_HEADER,
 	type FooterInput,
 	guardRequestBlock,
@@ -37,7 +40,9 @@ import {
 	SUMMARY_MAX_BYTES,
 } from "./render.ts";
 import { ITEM_PREFIX, omissionMarker, QA_FRAGMENT_BYTES } from "./render-fit.ts";
-import { truncateUtf8, truncateUtf8Start, utf8Bytes } from "./render-text.ts";
+import { renderAddress } from "./render-text.ts";
+import { REQUEST_BLOCK_HEADER } from "./request-render.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "./utf8.ts";
 
 export interface QaInput {
 	/** All normalized events: summarized prefix, then kept tail. */
@@ -51,7 +56,15 @@ export interface QaInput {
 	carryForward?: readonly string[];
 }
 
-export type QaProbeKind = "bounds" | "footer" | "dialogue" | "request" | "carry" | "collection" | "latest-run";
+export type QaProbeKind =
+	| "bounds"
+	| "footer"
+	| "dialogue"
+	| "request"
+	| "carry"
+	| "collection"
+	| "latest-run"
+	| "source";
 
 export interface QaProbe {
 	id: string;
@@ -72,7 +85,7 @@ export interface QaReport {
 const HEADERS = [
 	DIALOGUE_HEADER,
 	HISTORICAL_HEADER,
-	COMPACTION_REQUEST_HEADER,
+	REQUEST_BLOCK_HEADER,
 	CARRY_FORWARD_HEADER,
 	FILES_HEADER,
 	ACTIVITY_HEADER,
@@ -171,7 +184,7 @@ export function runQa(text: string, input: QaInput): QaReport {
 	const projection = projectSummary(input.events, input.cutEventIndex);
 	const sourceIds = new Set(input.sourceEntryIds);
 
-	const bytes = utf8Bytes(text);
+	const bytes = utf8ByteLength(text);
 	probes.push(
 		probe(
 			"bounds",
@@ -230,7 +243,7 @@ export function runQa(text: string, input: QaInput): QaReport {
 	const run = source.findLast((event) => event.kind === "fabricRun");
 	if (run) {
 		const status = sections.get(STATUS_HEADER) ?? [];
-		const expected = `Latest Fabric run @${run.address} run "${run.name}" → ${run.outcome}`;
+		const expected = `Latest Fabric run ${renderAddress(run.address)} run "${run.name}" → ${run.outcome}`;
 		probes.push(
 			probe(
 				"latest-run",
@@ -238,6 +251,12 @@ export function runQa(text: string, input: QaInput): QaReport {
 				status.some((line) => line.includes(expected)) ? undefined : "latest run intent/outcome/address missing",
 			),
 		);
+	}
+
+	// Probes that share no projection code with the renderer (qa-source.ts).
+	const kinds: Record<string, QaProbeKind> = { "bounds:blocks": "bounds", "footer:last": "footer" };
+	for (const { id, failure } of sourceProbes(text, sections, source, input.sourceEntryIds)) {
+		probes.push(probe(id, kinds[id] ?? "source", failure));
 	}
 
 	const passed = probes.filter((candidate) => candidate.passed).length;

@@ -18,7 +18,8 @@ import {
 	type ViewGroup,
 	type ViewItem,
 } from "./projections-model.ts";
-import { shrinkText, utf8Bytes } from "./render-text.ts";
+import { renderAddress, shrinkText } from "./render-text.ts";
+import { utf8ByteLength } from "./utf8.ts";
 
 /** Required item text never shrinks below this many bytes (QA checks a prefix of it). */
 export const MIN_TEXT_BYTES = 32;
@@ -31,7 +32,7 @@ export const ITEM_PREFIX = "- ";
 
 /** The marker line for `count` omitted items spanning source entries `firstEntryId`..`lastEntryId`. */
 export function omissionMarker(count: number, firstEntryId: string, lastEntryId: string): string {
-	return `${ITEM_PREFIX}[${count} omitted: @${firstEntryId} … @${lastEntryId}]`;
+	return `${ITEM_PREFIX}[${count} omitted: ${renderAddress(firstEntryId)} … ${renderAddress(lastEntryId)}]`;
 }
 
 export interface FittedBlock {
@@ -46,7 +47,7 @@ const textBytes = new WeakMap<ViewItem, number>();
 function bytesOfText(item: ViewItem): number {
 	let bytes = textBytes.get(item);
 	if (bytes === undefined) {
-		bytes = utf8Bytes(item.text);
+		bytes = utf8ByteLength(item.text);
 		textBytes.set(item, bytes);
 	}
 	return bytes;
@@ -126,7 +127,7 @@ export function fitBlock(block: ViewBlock, budget: number): FittedBlock | undefi
 	const kMax = Math.max(0, ...sampled.map((group) => Math.min(group.limit, group.items.length)));
 	const fits = (layout: readonly Layout[], cap: number): string | undefined => {
 		const text = renderLayout(block, layout, cap);
-		return utf8Bytes(text) <= budget ? text : undefined;
+		return utf8ByteLength(text) <= budget ? text : undefined;
 	};
 	if (fits(layoutFor(block, 0), 0) === undefined) return undefined;
 	let low = 0;
@@ -148,12 +149,34 @@ export function fitBlock(block: ViewBlock, budget: number): FittedBlock | undefi
 			best = candidate;
 		} else capHigh = middle - 1;
 	}
-	return { text: best, bytes: utf8Bytes(best), omitted: omittedCounts(layout) };
+	return { text: best, bytes: utf8ByteLength(best), omitted: omittedCounts(layout) };
+}
+
+/**
+ * Whole-line prefix of a rendered block within `budget` bytes: the last-resort
+ * form when even a block's minimal render does not fit. A header left without
+ * any line is dropped too (empty text). Never expected with bounded leads; QA
+ * then reports the lost lines.
+ */
+export function clipLines(fitted: FittedBlock, budget: number): FittedBlock {
+	if (fitted.bytes <= budget) return fitted;
+	const lines = fitted.text.split("\n");
+	let kept = 0;
+	let bytes = -1;
+	for (const line of lines) {
+		const next = bytes + 1 + utf8ByteLength(line);
+		if (next > budget) break;
+		bytes = next;
+		kept++;
+	}
+	if (kept <= 1) return { text: "", bytes: 0, omitted: fitted.omitted };
+	const text = lines.slice(0, kept).join("\n");
+	return { text, bytes: utf8ByteLength(text), omitted: fitted.omitted };
 }
 
 /** Smallest render of a block: header, prelude, labels, markers and fixed lines at their floor. */
 export function minimalBlock(block: ViewBlock): FittedBlock {
 	const layout = layoutFor(block, 0);
 	const text = renderLayout(block, layout, 0);
-	return { text, bytes: utf8Bytes(text), omitted: omittedCounts(layout) };
+	return { text, bytes: utf8ByteLength(text), omitted: omittedCounts(layout) };
 }

@@ -86,6 +86,35 @@ export function boundedOneLine(text: string, maxBytes = ONE_LINE_MAX_BYTES, keep
 	return shrinkText(oneLine(slice), maxBytes, keep);
 }
 
+/** Rendered entry ids and nested addresses are cut to this many UTF-8 bytes (after the `@`). */
+export const ADDRESS_MAX_BYTES = 128;
+/** Custom-message types, tool names, refs, call ids and enricher ids are cut to this many UTF-8 bytes. */
+export const IDENTIFIER_MAX_BYTES = 128;
+
+/**
+ * The one way a source address reaches rendered text: `@` plus the address on
+ * one line (sanitized, whitespace collapsed), cut to `ADDRESS_MAX_BYTES` with a
+ * trailing ellipsis when it is longer. An id can therefore never start a new
+ * line (and pose as a section header) or crowd out the block it appears in.
+ */
+export function renderAddress(address: string): string {
+	return `@${boundedIdentifier(address, ADDRESS_MAX_BYTES)}`;
+}
+
+/** A typed identifier (custom type, tool name, ref, call id) as one bounded line; cut with an ellipsis. */
+export function identifierLabel(identifier: string): string {
+	return boundedIdentifier(identifier, IDENTIFIER_MAX_BYTES);
+}
+
+/** Visible ASCII without spaces: already one sanitized line, one byte per character. */
+const PLAIN_IDENTIFIER = /^[\x21-\x7e]*$/;
+
+function boundedIdentifier(text: string, maxBytes: number): string {
+	// Fast path for the usual id or name; the result is what `boundedOneLine` would return.
+	if (text.length <= maxBytes && PLAIN_IDENTIFIER.test(text)) return text;
+	return boundedOneLine(text, maxBytes);
+}
+
 /** Explicit marker for protected text that lost bytes. */
 export function omittedBytesMarker(omittedBytes: number): string {
 	return `[... ${omittedBytes} bytes omitted]`;

@@ -9,21 +9,19 @@
  * capped demand fits, each keeps its own ceiling. Under pressure each keeps
  * its minimal form (header, labels, omission markers, fixed lines) plus a
  * share of the rest proportional to its extra demand; unused share passes to
- * later blocks. A final UTF-8 guard keeps the result within 32,768 bytes
- * without splitting a code point. Identical input gives identical bytes.
+ * later blocks. A minimal form never exceeds its block ceiling or the pool:
+ * past them it keeps whole lines only (never expected, since every address
+ * and identifier in a fixed part is bounded; QA then fails). A final UTF-8
+ * guard keeps the result within 32,768 bytes by cutting blocks before the
+ * footer at a line boundary, so the footer and the final newline always
+ * survive. Identical input gives identical bytes.
  */
 
 import type { RenderedDialogue } from "./dialogue.ts";
 import { type BlockKey, blockHasContent, type OmissionKey, type ViewBlock } from "./projections-model.ts";
-import { type FittedBlock, fitBlock, minimalBlock } from "./render-fit.ts";
-import {
-	boundedOneLine,
-	omittedBytesMarker,
-	sanitizeText,
-	truncateUtf8,
-	truncateUtf8Start,
-	utf8Bytes,
-} from "./render-text.ts";
+import { clipLines, type FittedBlock, fitBlock, minimalBlock } from "./render-fit.ts";
+import { boundedOneLine, identifierLabel, omittedBytesMarker, renderAddress, sanitizeText } from "./render-text.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "./utf8.ts";
 
 /** Hard ceiling of the whole rendered summary, in UTF-8 bytes. */
 export const SUMMARY_MAX_BYTES = 32 * 1024;
@@ -44,7 +42,6 @@ export const BLOCK_CEILINGS = {
 	footer: 1536,
 } as const satisfies Record<BlockKey | "dialogue" | "request" | "carry" | "footer", number>;
 
-export const COMPACTION_REQUEST_HEADER = "[Compaction Request]";
 export const CARRY_FORWARD_HEADER = "[Carry Forward]";
 export const FOOTER_HEADER = "[Source]";
 export const SECTION_SEPARATOR = "\n\n";
@@ -97,15 +94,19 @@ export interface FooterInput {
 	recallTool?: string;
 }
 
+/** Footer timestamp bound (UTF-8 bytes, one line); normalization already keeps it this short. */
+export const SOURCE_TIMESTAMP_MAX_BYTES = 64;
+
 /** Tool whose `peek` re-reads an entry's exact source (the fold runtime's context tool). */
 export const DEFAULT_RECALL_TOOL = "active_context";
 
 /** How the model gets exact source back: the tool call is spelled out so it can be made as written. */
 export function recallGuidance(recallTool: string = DEFAULT_RECALL_TOOL): string {
+	const tool = identifierLabel(recallTool);
 	return (
 		"Recall: the session log is ground truth and this summary is a bounded view of it. " +
 		"@<entry-id> addresses a session entry, @<entry-id>/<n> a nested Fabric operation, " +
-		`@<entry-id>/phase:<n> a Fabric phase; ${recallTool} {"action":"peek","id":"<entry-id>"} re-reads an entry's exact source, SHA-256 addressed. ` +
+		`@<entry-id>/phase:<n> a Fabric phase; ${tool} {"action":"peek","id":"<entry-id>"} re-reads an entry's exact source, SHA-256 addressed. ` +
 		"Omission markers give the count and the first and last entry of what they leave out."
 	);
 }
@@ -113,11 +114,11 @@ export function recallGuidance(recallTool: string = DEFAULT_RECALL_TOOL): string
 export function renderFooter(input: FooterInput): string {
 	const range =
 		input.firstEntryId !== undefined && input.lastEntryId !== undefined
-			? `@${input.firstEntryId} … @${input.lastEntryId}`
+			? `${renderAddress(input.firstEntryId)} … ${renderAddress(input.lastEntryId)}`
 			: "none";
 	const lines = [
 		FOOTER_HEADER,
-		`Source timestamp: ${input.sourceTimestamp ?? "unknown"}`,
+		`Source timestamp: ${boundedOneLine(input.sourceTimestamp ?? "unknown", SOURCE_TIMESTAMP_MAX_BYTES)}`,
 		`Source range: ${range} (${input.entryCount} entries, ${input.eventCount} events, ${input.thinkingErased} thinking blocks erased)`,
 		recallGuidance(input.recallTool),
 	];
@@ -129,18 +130,18 @@ export function guardRequestBlock(block: string | undefined): { text: string; om
 	if (block === undefined) return { text: "", omittedBytes: 0 };
 	const clean = sanitizeText(block).replace(/\s+$/, "");
 	const text = truncateUtf8(clean, BLOCK_CEILINGS.request);
-	return { text, omittedBytes: utf8Bytes(clean) - utf8Bytes(text) };
+	return { text, omittedBytes: utf8ByteLength(clean) - utf8ByteLength(text) };
 }
 
 /** One-line excerpt keeping head and tail around an explicit byte-loss marker. */
 function excerptLine(text: string, maxBytes: number): { text: string; omittedBytes: number } {
-	const total = utf8Bytes(text);
+	const total = utf8ByteLength(text);
 	if (total <= maxBytes) return { text, omittedBytes: 0 };
-	const frame = utf8Bytes(` ${omittedBytesMarker(total)} `);
+	const frame = utf8ByteLength(` ${omittedBytesMarker(total)} `);
 	const available = Math.max(0, maxBytes - frame);
 	const head = truncateUtf8(text, Math.ceil(available / 2));
-	const tail = truncateUtf8Start(text, available - utf8Bytes(head));
-	const omittedBytes = total - utf8Bytes(head) - utf8Bytes(tail);
+	const tail = truncateUtf8Start(text, available - utf8ByteLength(head));
+	const omittedBytes = total - utf8ByteLength(head) - utf8ByteLength(tail);
 	return { text: `${head} ${omittedBytesMarker(omittedBytes)} ${tail}`, omittedBytes };
 }
 
@@ -149,14 +150,15 @@ export function renderCarryForward(items: readonly string[] | undefined): { text
 	const lines = (items ?? []).map((item) => boundedOneLine(item)).filter((line) => line !== "");
 	if (lines.length === 0) return { text: "", omittedBytes: 0 };
 	const complete = [CARRY_FORWARD_HEADER, ...lines.map((line) => `- ${line}`)].join("\n");
-	if (utf8Bytes(complete) <= BLOCK_CEILINGS.carry) return { text: complete, omittedBytes: 0 };
+	if (utf8ByteLength(complete) <= BLOCK_CEILINGS.carry) return { text: complete, omittedBytes: 0 };
 	const dropMarker = (count: number) => `- [${count} more items omitted]`;
 	for (let kept = lines.length; kept >= 1; kept--) {
 		const dropped = lines.length - kept;
-		const fixed = utf8Bytes(CARRY_FORWARD_HEADER) + kept * 3 + (dropped > 0 ? utf8Bytes(dropMarker(dropped)) + 1 : 0);
+		const fixed =
+			utf8ByteLength(CARRY_FORWARD_HEADER) + kept * 3 + (dropped > 0 ? utf8ByteLength(dropMarker(dropped)) + 1 : 0);
 		const share = Math.floor((BLOCK_CEILINGS.carry - fixed) / kept);
 		if (share < CARRY_ITEM_MIN_BYTES) continue;
-		let omittedBytes = lines.slice(kept).reduce((sum, line) => sum + utf8Bytes(line), 0);
+		let omittedBytes = lines.slice(kept).reduce((sum, line) => sum + utf8ByteLength(line), 0);
 		const rendered = lines.slice(0, kept).map((line) => {
 			const excerpt = excerptLine(line, share);
 			omittedBytes += excerpt.omittedBytes;
@@ -165,7 +167,7 @@ export function renderCarryForward(items: readonly string[] | undefined): { text
 		if (dropped > 0) rendered.push(dropMarker(dropped));
 		return { text: [CARRY_FORWARD_HEADER, ...rendered].join("\n"), omittedBytes };
 	}
-	return { text: CARRY_FORWARD_HEADER, omittedBytes: lines.reduce((sum, line) => sum + utf8Bytes(line), 0) };
+	return { text: CARRY_FORWARD_HEADER, omittedBytes: lines.reduce((sum, line) => sum + utf8ByteLength(line), 0) };
 }
 
 export interface RenderInput {
@@ -189,10 +191,20 @@ export interface RenderOutput {
 	finalGuardCut: boolean;
 }
 
-/** Fit historical blocks into `pool` bytes: ceilings when demand fits, else minimal + proportional share. */
-function allocate(blocks: readonly ViewBlock[], pool: number): Map<BlockKey, FittedBlock> {
+/**
+ * Fit historical blocks into `pool` bytes: ceilings when demand fits, else
+ * each block's minimal form plus floor(remaining extra pool × its extra demand
+ * / remaining extra demand), in order, so unused share passes to later blocks.
+ */
+export function allocateBlocks(blocks: readonly ViewBlock[], pool: number): Map<BlockKey, FittedBlock> {
 	const ceilingOf = (block: ViewBlock) => BLOCK_CEILINGS[block.key];
-	const minimal = blocks.map((block) => minimalBlock(block));
+	// Minimal forms respect their block ceiling and, in render order, the pool (never binding with bounded leads).
+	let floorRoom = pool;
+	const minimal = blocks.map((block) => {
+		const floor = clipLines(clipLines(minimalBlock(block), ceilingOf(block)), Math.max(0, floorRoom));
+		floorRoom -= floor.bytes;
+		return floor;
+	});
 	const demand = blocks.map((block, index) => fitBlock(block, ceilingOf(block)) ?? (minimal[index] as FittedBlock));
 	const fitted = new Map<BlockKey, FittedBlock>();
 	const totalDemand = demand.reduce((sum, block) => sum + block.bytes, 0);
@@ -216,7 +228,20 @@ function allocate(blocks: readonly ViewBlock[], pool: number): Map<BlockKey, Fit
 	return fitted;
 }
 
-/** Render the complete summary within `SUMMARY_MAX_BYTES`. */
+/**
+ * Join the blocks, then the footer and the final newline. The final UTF-8
+ * guard (never expected to act) cuts the blocks before the footer at a line
+ * boundary, so the footer and the final newline always survive.
+ */
+function withFooter(whole: string, parts: readonly string[], footer: string): string {
+	if (utf8ByteLength(whole) <= SUMMARY_MAX_BYTES) return whole;
+	const room = SUMMARY_MAX_BYTES - utf8ByteLength(footer) - utf8ByteLength(SECTION_SEPARATOR) - 1;
+	const head = truncateUtf8(parts.join(SECTION_SEPARATOR), room);
+	const body = head.slice(0, Math.max(0, head.lastIndexOf("\n"))).replace(/\s+$/, "");
+	return body ? `${body}${SECTION_SEPARATOR}${footer}\n` : `${footer}\n`;
+}
+
+/** Render the complete summary within `SUMMARY_MAX_BYTES`; the footer is always last and whole. */
 export function renderSummary(input: RenderInput): RenderOutput {
 	const request = guardRequestBlock(input.requestBlock);
 	const carry = renderCarryForward(input.carryForward);
@@ -230,30 +255,33 @@ export function renderSummary(input: RenderInput): RenderOutput {
 	};
 	const historical = input.blocks.filter(blockHasContent);
 	const presentProtected = Object.values(protectedText).filter((text) => text !== "");
-	const separators = (presentProtected.length + historical.length - 1) * utf8Bytes(SECTION_SEPARATOR);
-	const protectedBytes = presentProtected.reduce((sum, text) => sum + utf8Bytes(text), 0);
+	const separators = (presentProtected.length + historical.length - 1) * utf8ByteLength(SECTION_SEPARATOR);
+	const protectedBytes = presentProtected.reduce((sum, text) => sum + utf8ByteLength(text), 0);
 	const pool = SUMMARY_MAX_BYTES - protectedBytes - separators - 1;
-	const fitted = allocate(historical, pool);
+	const fitted = allocateBlocks(historical, pool);
 
 	const omittedCounts = emptyOmittedCounts();
-	omittedCounts.dialogueBytes = input.dialogue.omittedBytes + utf8Bytes(input.dialogue.text) - utf8Bytes(dialogueText);
+	omittedCounts.dialogueBytes =
+		input.dialogue.omittedBytes + utf8ByteLength(input.dialogue.text) - utf8ByteLength(dialogueText);
 	const parts: string[] = [];
 	const blockBytes: RenderOutput["blockBytes"] = {};
 	for (const key of BLOCK_ORDER) {
+		if (key === "footer") continue;
 		const fittedBlock = key in protectedText ? undefined : fitted.get(key as BlockKey);
 		const text = protectedText[key] ?? fittedBlock?.text ?? "";
 		if (!text) continue;
 		parts.push(text);
-		blockBytes[key] = utf8Bytes(text);
+		blockBytes[key] = utf8ByteLength(text);
 		for (const [omissionKey, count] of Object.entries(fittedBlock?.omitted ?? {})) {
 			if (omissionKey in omittedCounts) omittedCounts[omissionKey as keyof OmittedCounts] += count ?? 0;
 		}
 	}
-	const whole = `${parts.join(SECTION_SEPARATOR)}\n`;
-	const text = utf8Bytes(whole) <= SUMMARY_MAX_BYTES ? whole : truncateUtf8(whole, SUMMARY_MAX_BYTES);
+	blockBytes.footer = utf8ByteLength(footer);
+	const whole = `${[...parts, footer].join(SECTION_SEPARATOR)}\n`;
+	const text = withFooter(whole, parts, footer);
 	return {
 		text,
-		bytes: utf8Bytes(text),
+		bytes: utf8ByteLength(text),
 		omittedCounts,
 		blockBytes,
 		requestOmittedBytes: request.omittedBytes,

@@ -131,7 +131,8 @@ export function truncateUtf8Start(text: string, maxBytes: number): string {
 	let bytes = 0;
 	let index = text.length;
 	while (index > 0) {
-		const units = isLowSurrogate(text.charCodeAt(index - 1)) && index >= 2 && isHighSurrogate(text.charCodeAt(index - 2)) ? 2 : 1;
+		const units =
+			isLowSurrogate(text.charCodeAt(index - 1)) && index >= 2 && isHighSurrogate(text.charCodeAt(index - 2)) ? 2 : 1;
 		const size = codePointAt(text, index - units).bytes;
 		if (bytes + size > maxBytes) break;
 		bytes += size;

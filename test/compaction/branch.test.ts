@@ -108,6 +108,44 @@ describe("buildFabricBranchSummary", () => {
 		expect(compiled.text).not.toContain("POISON-BRANCH-PROSE");
 	});
 
+	it("resolves a powershell failure across a /tree rehydration in both directions", () => {
+		for (const abandonedFails of [true, false]) {
+			const b = new SessionBuilder();
+			b.user("Build on Windows.");
+			const ancestor = b.assistant("Ready.");
+			b.user("Try the build script.");
+			const attempt = b.tool(
+				"ps-1",
+				"powershell",
+				{ command: "./build.ps1 -Release" },
+				abandonedFails ? { isError: true, output: "MSBuild failed" } : {},
+			)[1];
+			const abandoned = activeBranch(b.entries, attempt);
+			const start = abandoned.findIndex((entry) => entry.id === ancestor) + 1;
+			const outcome = summarized(buildFabricBranchSummary(preparation(abandoned.slice(start))));
+			expect(outcome.details.facts).toContainEqual(
+				expect.objectContaining({ kind: "operation", ref: "pi.powershell", tool: "powershell" }),
+			);
+			b.branchFrom(ancestor);
+			b.branchSummary("prose", ancestor, JSON.parse(JSON.stringify(outcome.details)));
+			b.user("Run it again.");
+			const leaf = b.tool(
+				"ps-2",
+				"powershell",
+				{ command: "./build.ps1 -Release" },
+				abandonedFails ? {} : { isError: true, output: "MSBuild failed" },
+			)[1];
+			if (!abandonedFails) {
+				b.user("Once more.");
+				b.tool("ps-3", "powershell", { command: "./build.ps1 -Release" });
+			}
+			const compiled = compileSummary({ entries: activeBranch(b.entries, abandonedFails ? leaf : b.lastId) });
+			const outstanding = compiled.text.split("[Outstanding Context]\n")[1]?.split("\n\n")[0] ?? "";
+			expect(outstanding).toContain("resolved by");
+			expect(outstanding).not.toContain(" open ");
+		}
+	});
+
 	it("re-emits the facts of a nested branch summary unchanged", () => {
 		const b = new SessionBuilder();
 		b.user("start");

@@ -3,24 +3,33 @@ import { describe, expect, it } from "vitest";
 import {
 	budgetDetails,
 	calibrate,
+	calibratedSummaryTokens,
 	findLiveWindow,
 	fitsAfterSummary,
 	type LiveCutOptions,
-	MAX_SUMMARY_BYTES,
+	MAX_TOKEN_SCALE,
 	OVERFLOW_WINDOW_FRACTION,
 	planLiveCut,
 	REDUCTION_FRACTION,
 	SAFE_WINDOW_FRACTION,
 	SUMMARY_BYTES_PER_TOKEN,
 	SUMMARY_RESERVE_TOKENS,
+	summaryReserveTokens,
 	summaryTokensForBytes,
 	TOKEN_SCALE_DENOMINATOR,
 } from "../../src/compaction/budget.ts";
+import { SUMMARY_MAX_BYTES } from "../../src/compaction/render.ts";
 import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
 import { CompactionBranch, generatedBranch, uniformBranch } from "../fixtures/compaction-budget.ts";
 
+/**
+ * Options for `planLiveCut`. Unless a test states `fixedContextEstimate`, the
+ * tokens `tokensBefore` holds above the live entries' estimate are declared as
+ * known fixed context (system prompt, tools), which calibrates to scale 1 with
+ * that excess as fixed overhead; the calibration tests vary it explicitly.
+ */
 function options(branch: CompactionBranch, overrides: Partial<LiveCutOptions> = {}): LiveCutOptions {
-	return {
+	const base: LiveCutOptions = {
 		tokensBefore: 110_000,
 		contextWindow: 200_000,
 		reserveTokens: 16_384,
@@ -30,6 +39,9 @@ function options(branch: CompactionBranch, overrides: Partial<LiveCutOptions> = 
 		estimate: branch.estimate,
 		...overrides,
 	};
+	if ("fixedContextEstimate" in overrides) return base;
+	const raw = planLiveCut(branch.entries, base).rawTokensBefore;
+	return { ...base, fixedContextEstimate: Math.max(0, base.tokensBefore - raw) };
 }
 
 /** Independent oracle: the earliest legal boundary whose suffix fits `budget`. */
@@ -60,7 +72,7 @@ function oracleCut(
 
 describe("constants", () => {
 	it("pins the budget constants", () => {
-		expect(MAX_SUMMARY_BYTES).toBe(32_768);
+		expect(SUMMARY_MAX_BYTES).toBe(32_768);
 		expect(SUMMARY_BYTES_PER_TOKEN).toBe(4);
 		expect(SUMMARY_RESERVE_TOKENS).toBe(8_192);
 		expect(SAFE_WINDOW_FRACTION).toBe(0.9);
@@ -116,10 +128,34 @@ describe("findLiveWindow", () => {
 });
 
 describe("calibrate", () => {
-	it("attributes unexplained tokens to fixed overhead at scale 1", () => {
-		expect(calibrate(10_000, 15_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 5_000 });
-		expect(calibrate(0, 5_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 5_000 });
+	it("fits tokensBefore = scale × (raw + fixed), with the known fixed estimate as scaled overhead", () => {
 		expect(calibrate(10_000, 10_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 0 });
+		expect(calibrate(8_000, 10_000, 2_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 2_000 });
+		// Excess beyond the known fixed estimate is tokenizer density: it scales the raw estimate.
+		expect(calibrate(8_000, 12_000, 2_000)).toEqual({ tokenScale: 1.2, fixedOverheadTokens: 2_400 });
+		expect(calibrate(10_000, 15_000)).toEqual({ tokenScale: 1.5, fixedOverheadTokens: 0 });
+	});
+
+	it("lets dense tokenization (tokensBefore ≈ 4 × raw) shrink with the tail instead of posing as fixed context", () => {
+		// 60 turns of Chinese text: Pi's chars/4 estimate is about a quarter of the real count.
+		const { tokenScale, fixedOverheadTokens } = calibrate(60_180, 245_000, 5_000);
+		expect(tokenScale).toBe(3.758822);
+		expect(fixedOverheadTokens).toBe(18_795);
+		expect(fixedOverheadTokens).toBe(Math.ceil(245_000 - tokenScale * 60_180));
+		expect(Math.abs(fixedOverheadTokens - tokenScale * 5_000)).toBeLessThan(2);
+		expect(calibrate(50_000, 200_000)).toEqual({ tokenScale: 4, fixedOverheadTokens: 0 });
+		expect(calibrate(50_000, 220_000, 5_000)).toEqual({ tokenScale: 4, fixedOverheadTokens: 20_000 });
+	});
+
+	it("caps the scale at MAX_TOKEN_SCALE and books the rest as fixed overhead", () => {
+		expect(MAX_TOKEN_SCALE).toBe(8);
+		expect(calibrate(1_000, 100_000, 1_000)).toEqual({ tokenScale: 8, fixedOverheadTokens: 92_000 });
+		expect(calibrate(1_000, 16_000, 1_000)).toEqual({ tokenScale: 8, fixedOverheadTokens: 8_000 });
+	});
+
+	it("books everything as fixed overhead when no raw estimate is left to scale", () => {
+		expect(calibrate(0, 5_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 5_000 });
+		expect(calibrate(0, 5_000, 2_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 5_000 });
 	});
 
 	it("scales an overshooting estimate down, rounding the scale up", () => {
@@ -129,7 +165,6 @@ describe("calibrate", () => {
 
 	it("keeps a known fixed estimate as overhead at the same scale", () => {
 		expect(calibrate(8_000, 5_000, 2_000)).toEqual({ tokenScale: 0.5, fixedOverheadTokens: 1_000 });
-		expect(calibrate(8_000, 12_000, 2_000)).toEqual({ tokenScale: 1, fixedOverheadTokens: 4_000 });
 	});
 });
 
@@ -152,6 +187,7 @@ describe("planLiveCut: calibrated budget", () => {
 			keepRecentTokens: 20_000,
 			tokensBefore: 110_000,
 			rawTokensBefore: 100_000,
+			fixedContextEstimateTokens: 10_000,
 			tokenScale: 1,
 			fixedOverheadTokens: 10_000,
 			summaryReserveTokens: 8_192,
@@ -295,6 +331,48 @@ describe("planLiveCut: calibrated budget", () => {
 	});
 });
 
+describe("planLiveCut: dense tokenization", () => {
+	it("scales the summary reservation and the raw tail, so tokensBefore ≈ 4 × raw still compacts", () => {
+		const branch = uniformBranch(60, { user: 500, reply: 500 });
+		const plan = planLiveCut(
+			branch.entries,
+			options(branch, {
+				tokensBefore: 245_000,
+				fixedContextEstimate: 5_000,
+				contextWindow: 272_000,
+				reason: "manual",
+			}),
+		);
+		expect(plan.budget).toMatchObject({
+			rawTokensBefore: 60_000,
+			fixedContextEstimateTokens: 5_000,
+			tokenScale: 3.769231,
+			fixedOverheadTokens: 18_847,
+			summaryReserveTokens: 30_878,
+			continuityTargetTokens: 69_725,
+			targetContextTokens: 69_725,
+			bindingConstraint: "continuity",
+			rawTailTokenBudget: 5_306,
+			retainedRawTokens: 5_000,
+			projectedTokensAfter: 68_572,
+		});
+		// Five whole turns: keepRecentTokens of real tokens, about a fifth of them in Pi's estimate.
+		expect(plan).toMatchObject({ keptIndex: 110, compactAll: false, rule: "budget" });
+		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES)).toMatchObject({ fits: true, summaryTokens: 30_878 });
+		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES + 1).fits).toBe(false);
+	});
+
+	it("counts a summary at the calibrated scale by characters, never below its byte estimate", () => {
+		expect(summaryReserveTokens(1)).toBe(SUMMARY_RESERVE_TOKENS);
+		expect(summaryReserveTokens(0.5)).toBe(SUMMARY_RESERVE_TOKENS);
+		expect(summaryReserveTokens(3.769231)).toBe(30_878);
+		// 1,000 CJK characters are 3,000 UTF-8 bytes.
+		expect(calibratedSummaryTokens(3_000, 1_000, 4)).toBe(1_000);
+		expect(calibratedSummaryTokens(3_000, 1_000, 0.5)).toBe(750);
+		expect(calibratedSummaryTokens(4_000, 4_000, 1.5)).toBe(1_500);
+	});
+});
+
 describe("planLiveCut: closure", () => {
 	it("never separates parallel calls from results that arrive after the next user message", () => {
 		const branch = new CompactionBranch();
@@ -419,13 +497,13 @@ describe("fitsAfterSummary", () => {
 	it("accepts the maximum summary whenever a suffix was budgeted", () => {
 		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
 		const plan = planLiveCut(branch.entries, options(branch));
-		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES)).toEqual({
+		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES)).toEqual({
 			fits: true,
 			summaryTokens: 8_192,
 			projectedTokensAfter: 38_192,
 			limitTokens: 38_192,
 		});
-		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES + 1).fits).toBe(false);
+		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES + 1).fits).toBe(false);
 	});
 
 	it("rejects a summary that would push the projection over the target", () => {
@@ -452,8 +530,10 @@ describe("fitsAfterSummary", () => {
 			reserveTokens: 16_384,
 			keepRecentTokens: 20_000,
 			rawTokensBefore: 100_000,
+			fixedContextEstimateTokens: 10_000,
 			tokenScale: 1,
 			fixedOverheadTokens: 10_000,
+			summaryReserveTokens: 8_192,
 			retainedRawTokens: 20_000,
 			projectedTokensAfter: 31_000,
 			continuityTargetTokens: 38_192,
@@ -517,8 +597,8 @@ describe("planLiveCut: fallback without model metadata", () => {
 	it("checks only the summary bound", () => {
 		const branch = uniformBranch(10, { user: 1_000, reply: 4_000 });
 		const plan = planLiveCut(branch.entries, options(branch, { contextWindow: undefined }));
-		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES)).toEqual({ fits: true, summaryTokens: 8_192 });
-		expect(fitsAfterSummary(plan, MAX_SUMMARY_BYTES + 1).fits).toBe(false);
+		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES)).toEqual({ fits: true, summaryTokens: 8_192 });
+		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES + 1).fits).toBe(false);
 	});
 });
 

@@ -5,11 +5,16 @@ import {
 	buildFabricCompaction,
 	detailsOmittedCounts,
 	type FabricCompactionInput,
+	internalErrorCancel,
 	MAX_CANCEL_MESSAGE_BYTES,
+	MAX_CANCEL_PROBES_NAMED,
 	projectionEstimator,
+	qaCancellation,
 } from "../../src/compaction/compact-event.ts";
+import { compileSummary } from "../../src/compaction/compile.ts";
 import { parseFabricDetails } from "../../src/compaction/details.ts";
 import { COMPACT_REQUEST_PREFIX, encodePreserveRequest, PI_VCC_SENTINEL } from "../../src/compaction/instructions.ts";
+import { runQa } from "../../src/compaction/qa.ts";
 import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
 import { utf8ByteLength } from "../../src/compaction/utf8.ts";
 import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
@@ -196,6 +201,83 @@ describe("buildFabricCompaction cut and budget", () => {
 		expect(second.result.details.counts.priorFabricV2).toBe(1);
 		// The previous rendered summary is not semantic input.
 		expect(second.result.summary).not.toContain(POISON.compaction);
+	});
+});
+
+describe("buildFabricCompaction on densely tokenized text", () => {
+	/** 60 Chinese turns: real tokenizers count about one token per character, Pi's estimate one per four. */
+	function denseSession(): { entries: SessionEntry[]; characters: number } {
+		const b = new SessionBuilder();
+		const text = "这是一个非常长的中文句子用于测试分词密度".repeat(100);
+		for (let turn = 0; turn < 60; turn++) {
+			b.user(`请修改模块${turn}${text}`);
+			b.assistant(`好的${text}`);
+		}
+		return { entries: b.entries, characters: 60 * 2 * text.length };
+	}
+
+	for (const reason of ["manual", "overflow", "threshold"] as const) {
+		it(`compacts on ${reason} with a closure-safe cut whose projection fits (tokensBefore ≈ 4 × estimate)`, () => {
+			const { entries, characters } = denseSession();
+			const outcome = compacted(
+				buildFabricCompaction(
+					input(entries, {
+						reason,
+						tokensBefore: characters + 5_000,
+						fixedContextEstimate: 5_000,
+						contextWindow: 272_000,
+					}),
+				),
+			);
+			const budget = outcome.result.details.budget;
+			if (!budget) throw new Error("expected a budget");
+			expect(budget.rawTokensBefore * 3.5).toBeLessThan(characters);
+			expect(budget.tokenScale).toBeGreaterThan(3.5);
+			expect(budget.fixedOverheadTokens).toBeLessThan(5_000 * budget.tokenScale + 1);
+			expect(budget.projectedTokensAfter).toBeLessThanOrEqual(budget.targetContextTokens);
+			expect(budget.projectedTokensAfter).toBeLessThan(0.95 * (characters + 5_000));
+			const kept = outcome.plan.keptIndex;
+			expect(outcome.result.firstKeptEntryId).toBe(entries[kept]?.id);
+			expect(closureSafeBoundaries(entries.length, toolCallSpans(entries))[kept]).toBe(true);
+			expect(outcome.qa.score).toBe(1);
+			expect(parseFabricDetails(outcome.result.details).ok).toBe(true);
+		});
+	}
+});
+
+describe("buildFabricCompaction QA gate", () => {
+	it("cancels instead of persisting a summary QA scores below 1, naming a bounded list of failed probes", () => {
+		const compiled = compileSummary({ entries: toolSession(20).entries });
+		expect(qaCancellation(runQa(compiled.text, compiled.qa))).toBeUndefined();
+		const footerless = compiled.text.slice(0, compiled.text.indexOf("[Source]"));
+		const outcome = qaCancellation(runQa(footerless, compiled.qa));
+		expect(outcome).toMatchObject({ kind: "cancel", code: "qa-failed" });
+		if (outcome?.kind !== "cancel") return;
+		expect(outcome.message).toContain("footer");
+		expect(utf8ByteLength(outcome.message)).toBeLessThanOrEqual(MAX_CANCEL_MESSAGE_BYTES);
+		const gutted = runQa("[Files And Changes]\n", compiled.qa);
+		const many = qaCancellation(gutted);
+		if (many?.kind !== "cancel") throw new Error("expected a cancellation");
+		const failed = gutted.probes.filter((probe) => !probe.passed).length;
+		expect(failed).toBeGreaterThan(MAX_CANCEL_PROBES_NAMED);
+		expect(many.message).toContain(`+${failed - MAX_CANCEL_PROBES_NAMED} more`);
+	});
+
+	it("runs QA on every persisted summary", () => {
+		const branch = toolSession(30).entries;
+		const outcome = compacted(
+			buildFabricCompaction(input(branch, { keepRecentTokens: 2_000, tokensBefore: observedTokens(branch) })),
+		);
+		expect(outcome.qa).toEqual(runQa(outcome.result.summary, outcome.compiled.qa));
+		expect(outcome.qa.score).toBe(1);
+	});
+
+	it("turns an unexpected exception into a bounded internal-error cancellation", () => {
+		const outcome = internalErrorCancel(new RangeError(`Maximum call stack size exceeded ${"x".repeat(5_000)}`));
+		expect(outcome).toMatchObject({ kind: "cancel", code: "internal-error" });
+		if (outcome.kind !== "cancel") return;
+		expect(outcome.message).toMatch(/^Fabric compaction cancelled: internal error \(RangeError: Maximum call stack/);
+		expect(utf8ByteLength(outcome.message)).toBeLessThanOrEqual(MAX_CANCEL_MESSAGE_BYTES);
 	});
 });
 

@@ -46,6 +46,8 @@ function budgetRecord() {
 		targetContextRatio: 0.65,
 		reason: "threshold",
 		estimate: branch.estimate,
+		// The 10,000 tokens above the entries' estimate are known fixed context (scale 1).
+		fixedContextEstimate: 10_000,
 	});
 	if (!plan.budget) throw new Error("expected a budget");
 	return budgetDetails(plan.budget, 10_000);

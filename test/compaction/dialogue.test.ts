@@ -10,7 +10,8 @@ import {
 	selectDialogueExchanges,
 } from "../../src/compaction/dialogue.ts";
 import { normalizeBranch } from "../../src/compaction/normalize.ts";
-import { omittedBytesMarker, utf8Bytes } from "../../src/compaction/render-text.ts";
+import { omittedBytesMarker } from "../../src/compaction/render-text.ts";
+import { utf8ByteLength } from "../../src/compaction/utf8.ts";
 import { SessionBuilder } from "../fixtures/compaction-events.ts";
 
 function dialogueOf(summarized: SessionBuilder, kept?: SessionBuilder) {
@@ -113,8 +114,8 @@ describe("renderExchange", () => {
 		b.user(`USER-HEAD ${"ü".repeat(20_000)} USER-TAIL`);
 		const { dialogue } = dialogueOf(b);
 		const exchange = dialogue.exchanges[0];
-		expect(utf8Bytes(exchange?.text ?? "")).toBeLessThanOrEqual(DIALOGUE_EXCHANGE_MAX_BYTES);
-		expect(utf8Bytes(exchange?.text ?? "")).toBeGreaterThan(DIALOGUE_EXCHANGE_MAX_BYTES - 64);
+		expect(utf8ByteLength(exchange?.text ?? "")).toBeLessThanOrEqual(DIALOGUE_EXCHANGE_MAX_BYTES);
+		expect(utf8ByteLength(exchange?.text ?? "")).toBeGreaterThan(DIALOGUE_EXCHANGE_MAX_BYTES - 64);
 		for (const fragment of ["ASSISTANT-HEAD", "ASSISTANT-TAIL", "USER-HEAD", "USER-TAIL"]) {
 			expect(exchange?.text).toContain(fragment);
 		}
@@ -148,7 +149,7 @@ describe("renderExchange", () => {
 		expect(rendered.text).toContain("short answer that must survive");
 		expect(rendered.text).toContain(`User @${user}:`);
 		expect(rendered.text).toContain(omittedBytesMarker(rendered.omittedBytes));
-		expect(utf8Bytes(rendered.text)).toBeLessThanOrEqual(DIALOGUE_EXCHANGE_MAX_BYTES);
+		expect(utf8ByteLength(rendered.text)).toBeLessThanOrEqual(DIALOGUE_EXCHANGE_MAX_BYTES);
 	});
 
 	it("quotes every text line so dialogue can never pose as a section header", () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { readBoundedJson } from "../../src/compaction/events.ts";
 import {
 	FABRIC_AUDIT_MAX_RECORDS,
 	FABRIC_EXEC_TOOL_NAME,
@@ -15,7 +14,8 @@ import {
 	readLegacyFabricAudits,
 	splitRef,
 } from "../../src/compaction/fabric-trace.ts";
-import { utf8Bytes } from "../../src/compaction/render-text.ts";
+import { readBoundedJson } from "../../src/compaction/record-guards.ts";
+import { utf8ByteLength } from "../../src/compaction/utf8.ts";
 import { traceV1 } from "../fixtures/compaction-events.ts";
 
 describe("Fabric payload constants", () => {
@@ -50,8 +50,8 @@ describe("readFabricDisplay", () => {
 
 	it("bounds the name to 256 and the description to 1,024 UTF-8 bytes", () => {
 		const display = readFabricDisplay({ display: { name: "ü".repeat(400), description: "d".repeat(5000) } });
-		expect(utf8Bytes(display?.name ?? "")).toBeLessThanOrEqual(256);
-		expect(utf8Bytes(display?.description ?? "")).toBeLessThanOrEqual(1024);
+		expect(utf8ByteLength(display?.name ?? "")).toBeLessThanOrEqual(256);
+		expect(utf8ByteLength(display?.description ?? "")).toBeLessThanOrEqual(1024);
 	});
 });
 
@@ -72,8 +72,15 @@ describe("readFabricExecutionTraceV1", () => {
 	});
 
 	it("rejects unknown versions, kinds, keys and malformed operations", () => {
-		const valid = traceV1([{ ref: "pi.read", args: { path: "a" } }]);
-		expect(readFabricExecutionTraceV1(valid)).toBeDefined();
+		const valid = traceV1([{ ref: "pi.read", args: { path: "a" } }], { error: "partial" });
+		expect(readFabricExecutionTraceV1(valid)).toEqual({
+			outcome: "succeeded",
+			phases: [],
+			operations: [
+				{ sequence: 0, ref: "pi.read", provider: "pi", action: "read", args: { path: "a" }, outcome: "succeeded" },
+			],
+			error: "partial",
+		});
 		expect(readFabricExecutionTraceV1({ ...valid, version: 2 })).toBeUndefined();
 		expect(readFabricExecutionTraceV1({ ...valid, kind: "other" })).toBeUndefined();
 		expect(readFabricExecutionTraceV1({ ...valid, extra: true })).toBeUndefined();
@@ -91,6 +98,10 @@ describe("readFabricExecutionTraceV1", () => {
 		expect(readFabricExecutionTraceV1(badArgs)).toBeUndefined();
 		expect(readFabricExecutionTraceV1({ ...valid, counts: { droppedValues: 0 } })).toBeUndefined();
 		expect(readFabricExecutionTraceV1({ ...valid, phases: [""] })).toBeUndefined();
+		// Counts and sequences are safe integers, like every other count the compactor reads.
+		const unsafe = { droppedValues: 2 ** 53, truncatedValues: 0, redactedValues: 0, droppedOperations: 0 };
+		expect(readFabricExecutionTraceV1({ ...valid, counts: unsafe })).toBeUndefined();
+		expect(readFabricExecutionTraceV1(traceV1([{ ref: "a.b", sequence: 2 ** 53 }]))).toBeUndefined();
 	});
 
 	it("rejects traces over the operation bound", () => {

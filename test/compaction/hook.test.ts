@@ -67,6 +67,17 @@ async function compact(
 	return { event: event as unknown as Record<string, unknown>, result, ...double };
 }
 
+/** A branch whose last entry throws when its type is read: stands for an unexpected bug inside the pure compactor. */
+function explodingBranch(base: readonly SessionEntry[] = BRANCH): SessionEntry[] {
+	const bomb = new Proxy({ id: "bomb", parentId: base.at(-1)?.id ?? null } as unknown as SessionEntry, {
+		get(target, key) {
+			if (key === "type") throw new TypeError("boom");
+			return Reflect.get(target, key);
+		},
+	});
+	return [...base, bomb];
+}
+
 /** A request the summary cannot fit: the observed size is smaller than any summary. */
 const TOO_SMALL = { tokensBefore: 600 };
 
@@ -102,6 +113,24 @@ describe("session_before_compact on a real session log", () => {
 });
 
 describe("session_before_compact precedence", () => {
+	it("calibrates with the system prompt plus the declared tools as fixed context", async () => {
+		const read = { name: "read", description: "Read a file", parameters: { type: "object", properties: {} } };
+		const inactive = { name: "deploy", description: "x".repeat(4_000), parameters: {} };
+		const pi = new RecordingPi({ all: [read, inactive], active: ["read"] });
+		registerCompaction(pi.api, undefined, { io: memoryIo(), log: () => {} });
+		const toolTokens = Math.ceil(JSON.stringify(read).length / 4);
+		const { result } = await compact(pi, {}, { systemPrompt: "p".repeat(400) });
+		const details = parseFabricDetails(result?.compaction?.details);
+		if (!details.ok || details.version !== 2) throw new Error("expected v2 details");
+		expect(details.details.budget?.fixedContextEstimateTokens).toBe(100 + toolTokens);
+		// A host that cannot list tools leaves the system prompt alone.
+		const { pi: bare } = setup();
+		const plain = parseFabricDetails(
+			(await compact(bare, {}, { systemPrompt: "p".repeat(400) })).result?.compaction?.details,
+		);
+		expect(plain.ok && plain.version === 2 ? plain.details.budget?.fixedContextEstimateTokens : undefined).toBe(100);
+	});
+
 	it("compacts with Fabric by default, marks the event claimed and returns v2 details", async () => {
 		const { pi } = setup();
 		const { event, result } = await compact(pi);
@@ -172,6 +201,34 @@ describe("session_before_compact precedence", () => {
 			expect(notices.map((notice) => notice.level)).toEqual(warned ? ["warning"] : []);
 			if (warned) expect(notices[0]?.text).toContain("would not fit");
 		}
+	});
+
+	it("cancels a rejected typed request even over an earlier pi-vcc result (fail closed)", async () => {
+		const { pi } = setup();
+		const bad = `${COMPACT_REQUEST_PREFIX}{"version":1,"preserve":"x"}`;
+		const { event, result, notices } = await compact(pi, {
+			customInstructions: bad,
+			marks: { [PI_VCC_OVERRIDE_MARKER]: true },
+		});
+		expect(result).toEqual({ cancel: true });
+		expect(notices.map((notice) => notice.level)).toEqual(["error"]);
+		expect(event[FABRIC_CLAIM_MARKER]).toBeUndefined();
+	});
+
+	it("turns an exception inside the compactor into a bounded warning and a cancel, not an extension error", async () => {
+		for (const [reason, warned] of [
+			["manual", true],
+			["threshold", false],
+		] as const) {
+			const { pi } = setup();
+			const { result, notices } = await compact(pi, { reason, branch: explodingBranch() });
+			expect(result).toEqual({ cancel: true });
+			expect(notices.map((notice) => notice.level)).toEqual(warned ? ["warning"] : []);
+			if (warned) expect(notices[0]?.text).toBe("Fabric compaction cancelled: internal error (TypeError: boom).");
+		}
+		const { pi } = setup();
+		const yielded = await compact(pi, { branch: explodingBranch(), marks: { [PI_VCC_OVERRIDE_MARKER]: true } });
+		expect(yielded.result).toBeUndefined();
 	});
 
 	it("never cancels over an earlier pi-vcc result, but still claims when it can compact", async () => {
@@ -272,6 +329,16 @@ describe("session_before_tree", () => {
 		expect(await pi.emit("session_before_tree", replace, ctx)).toBeUndefined();
 		const piEngine = setup({ engine: "pi" });
 		expect(await piEngine.pi.emit("session_before_tree", treeEvent(abandoned()), ctx)).toBeUndefined();
+	});
+
+	it("cancels navigation with a bounded warning when the summary computation throws", async () => {
+		const { pi } = setup();
+		const double = contextDouble();
+		const event = treeEvent(explodingBranch(abandoned()));
+		expect(await pi.emit("session_before_tree", event, double.ctx)).toEqual({ cancel: true });
+		expect(double.notices).toEqual([
+			{ level: "warning", text: "Fabric branch summary cancelled: internal error (TypeError: boom)." },
+		]);
 	});
 
 	it("cancels navigation on a malformed typed request and says why", async () => {

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { compileSummary } from "../../src/compaction/compile.ts";
 import type { NormalizedEvent } from "../../src/compaction/events.ts";
 import {
 	BASH_OUTPUT_EXCERPT_MAX_BYTES,
 	CUSTOM_DETAILS_BOUNDS,
 	ERROR_TEXT_MAX_BYTES,
 	normalizeBranch,
+	TOOL_ARGS_BOUNDS,
 } from "../../src/compaction/normalize.ts";
+import { runQa } from "../../src/compaction/qa.ts";
 import { activeBranch, branchEnvelope, fact, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
 
 const kinds = (events: readonly NormalizedEvent[]) => events.map((event) => event.kind);
@@ -216,6 +219,52 @@ describe("normalizeBranch: custom messages", () => {
 			maxCollection: 64,
 			maxStringBytes: 2048,
 			maxBytes: 8192,
+		});
+	});
+});
+
+describe("normalizeBranch: tool arguments", () => {
+	it("bounds tool-call arguments: 20,000-deep nesting is omitted and counted, the call and its pairing stay", () => {
+		const b = new SessionBuilder();
+		b.user("go");
+		let deep: unknown = {};
+		for (let depth = 0; depth < 20_000; depth++) deep = { a: deep };
+		const [callEntry] = b.tool("t1", "mytool", { x: deep }, { isError: true, output: "bad input" });
+		const [readCall] = b.tool("t2", "read", { path: "/repo/a.ts", extra: deep });
+		b.user("next");
+		const { events, counts } = normalizeBranch(b.entries);
+		const calls = events.filter((event) => event.kind === "toolCall");
+		expect(calls.map((event) => [event.toolName, event.args])).toEqual([
+			["mytool", undefined],
+			["read", undefined],
+		]);
+		const results = events.filter((event) => event.kind === "toolResult");
+		expect(results.map((event) => event.call)).toEqual([
+			{ entryId: callEntry, args: undefined },
+			{ entryId: readCall, args: undefined },
+		]);
+		expect(counts.toolArgsOmitted).toBe(2);
+		const compiled = compileSummary({ entries: b.entries });
+		expect(compiled.text).toContain("open mytool");
+		expect(runQa(compiled.text, compiled.qa).score).toBe(1);
+	});
+
+	it("keeps large but shallow arguments, so a big write keeps its path", () => {
+		const b = new SessionBuilder();
+		b.user("write it");
+		b.tool("w1", "write", { path: "/repo/big.ts", content: "x".repeat(2 * 1024 * 1024) });
+		const { events, counts } = normalizeBranch(b.entries);
+		expect(counts.toolArgsOmitted).toBe(0);
+		expect(events.find((event) => event.kind === "toolCall")).toMatchObject({ args: { path: "/repo/big.ts" } });
+		expect(compileSummary({ entries: b.entries }).text).toContain("big.ts");
+	});
+
+	it("pins the tool-argument bounds", () => {
+		expect(TOOL_ARGS_BOUNDS).toEqual({
+			maxDepth: 64,
+			maxNodes: 200_000,
+			maxCollection: 200_000,
+			maxStringBytes: 16 * 1024 * 1024,
 		});
 	});
 });

@@ -11,6 +11,7 @@ import {
 	projectTurns,
 } from "../../src/compaction/projections-activity.ts";
 import {
+	DISPLAY_ROOT_MAX_BYTES,
 	displayRootOf,
 	failureRecords,
 	fileTouchesByKind,
@@ -82,6 +83,24 @@ describe("files", () => {
 		expect(displayRootOf(["C:\\w\\x.ts", "C:\\w\\y.ts"])).toBe("C:\\w\\");
 		expect(displayRootOf(["/x.ts", "/y.ts"])).toBeUndefined();
 		expect(displayRootOf(["a.ts", "b.ts"])).toBeUndefined();
+	});
+
+	it("shows full paths instead of a display root longer than DISPLAY_ROOT_MAX_BYTES", () => {
+		expect(DISPLAY_ROOT_MAX_BYTES).toBe(256);
+		const deep = `/${"very-long-directory-name/".repeat(20)}`;
+		const b = new SessionBuilder();
+		b.tool("1", "read", { path: `${deep}a.ts` });
+		b.tool("2", "read", { path: `${deep}b.ts` });
+		const files = projectFiles(normalizeBranch(b.entries).events);
+		expect(files.prelude).toEqual([]);
+		expect(files.groups.find((group) => group.label === "Read:")?.items.map((item) => item.text)).toEqual([
+			`${deep}a.ts`,
+			`${deep}b.ts`,
+		]);
+		const short = new SessionBuilder();
+		short.tool("1", "read", { path: "/repo/src/a.ts" });
+		short.tool("2", "read", { path: "/repo/src/b.ts" });
+		expect(projectFiles(normalizeBranch(short.entries).events).prelude).toEqual(["Paths relative to /repo/src/"]);
 	});
 });
 

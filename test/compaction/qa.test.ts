@@ -77,7 +77,7 @@ describe("runQa detects loss", () => {
 	it("fails when a file address is deleted", () => {
 		const { result, check } = compiled();
 		const report = check(dropLine(result.text, (line) => line.endsWith(" core.ts") && line.startsWith("- @")));
-		expect(failing(report)).toEqual(["files:filesModified"]);
+		expect(failing(report)).toEqual(["files:filesModified", "files:paths"]);
 		expect(report.score).toBeLessThan(1);
 	});
 

@@ -1,0 +1,283 @@
+/**
+ * Reconstruction QA probes that share no projection code with the renderer.
+ *
+ * `qa.ts` recomputes the renderer's own projections and checks their samples;
+ * a bug in a projection would then agree with itself. These probes re-derive
+ * what the spec promises straight from normalized events, with their own
+ * rules, and read the rendered text line by line:
+ *
+ * - `bounds:blocks`: every block stays within its UTF-8 ceiling from the spec
+ *   table (`SPEC_BLOCK_CEILINGS`, kept here on purpose instead of importing
+ *   the renderer's), headers included.
+ * - `footer:last`: the source footer is the last block and the text ends with
+ *   exactly one newline.
+ * - `files:paths`: every successfully read, edited or written path in the
+ *   source is rendered under its kind at its latest address, or lies inside an
+ *   omission marker's entry range of that kind; rendered items plus marker
+ *   counts equal the source's distinct paths per kind.
+ * - `failures:addresses`: every failed tool result, failed user bash run and
+ *   failed nested operation is rendered at its address in
+ *   `[Outstanding Context]` or lies inside an omission marker's range; items
+ *   plus marker counts equal the number of failures.
+ *
+ * Only mechanical text helpers (address rendering, one-line collapsing, UTF-8
+ * length) are shared, since the rendered form must be matched exactly.
+ */
+
+import { DIALOGUE_HEADER } from "./dialogue.ts";
+import { ANNOTATIONS_HEADER } from "./enrichers.ts";
+import type { NormalizedEvent } from "./events.ts";
+import {
+	ACTIVITY_HEADER,
+	HISTORICAL_HEADER,
+	STATUS_HEADER,
+	TRANSCRIPT_HEADER,
+	TURNS_HEADER,
+} from "./projections-activity.ts";
+import { FILES_HEADER, OUTSTANDING_HEADER } from "./projections-files.ts";
+import { isPlainRecord } from "./record-guards.ts";
+import { CARRY_FORWARD_HEADER, FOOTER_HEADER } from "./render.ts";
+import { ELLIPSIS, oneLine, renderAddress } from "./render-text.ts";
+import { REQUEST_BLOCK_HEADER } from "./request-render.ts";
+import { utf8ByteLength } from "./utf8.ts";
+
+/**
+ * Block ceilings from the spec's "Bounded sections" table (UTF-8 bytes,
+ * headers included). Carry Forward is bounded to 3 KiB in the spec's section
+ * list; annotations are not in the spec and take the enricher block's bound.
+ */
+export const SPEC_BLOCK_CEILINGS: Readonly<Record<string, number>> = {
+	[DIALOGUE_HEADER]: 12288,
+	[HISTORICAL_HEADER]: 4096,
+	[REQUEST_BLOCK_HEADER]: 3072,
+	[CARRY_FORWARD_HEADER]: 3072,
+	[FILES_HEADER]: 4608,
+	[ACTIVITY_HEADER]: 2048,
+	[OUTSTANDING_HEADER]: 4608,
+	[TURNS_HEADER]: 3072,
+	[STATUS_HEADER]: 2048,
+	[ANNOTATIONS_HEADER]: 1024,
+	[TRANSCRIPT_HEADER]: 5120,
+	[FOOTER_HEADER]: 1536,
+};
+
+/** Kinds of `[Files And Changes]`, as the spec names them, with their group label lines. */
+const FILE_KIND_LABELS = { Created: "Created:", Written: "Written:", Modified: "Modified:", Read: "Read:" } as const;
+type FileKind = keyof typeof FILE_KIND_LABELS;
+
+/** Plain Pi tools and Fabric refs whose typed `path` argument is a file address (spec: read, edit, write). */
+const FILE_TOOLS: Readonly<Record<string, "read" | "edit" | "write">> = {
+	read: "read",
+	edit: "edit",
+	write: "write",
+	"pi.read": "read",
+	"pi.edit": "edit",
+	"pi.write": "write",
+};
+/** The outer Fabric execution tool: its result never carries file or failure facts itself. */
+const OUTER_FABRIC_TOOL = "fabric_exec";
+
+export interface SourceProbe {
+	id: string;
+	failure?: string;
+}
+
+interface Addressed {
+	address: string;
+	entryIndex: number;
+}
+
+/** Lines after each header, keyed by header, as `splitSections` produced them. */
+type Sections = ReadonlyMap<string, readonly string[]>;
+
+/** The block's text as rendered: header plus its lines, without the separator's blank lines. */
+function blockText(header: string, lines: readonly string[]): string {
+	let end = lines.length;
+	while (end > 0 && lines[end - 1] === "") end--;
+	return [header, ...lines.slice(0, end)].join("\n");
+}
+
+function boundsProbe(sections: Sections): SourceProbe {
+	const over: string[] = [];
+	for (const [header, lines] of sections) {
+		const ceiling = SPEC_BLOCK_CEILINGS[header];
+		const bytes = utf8ByteLength(blockText(header, lines));
+		if (ceiling !== undefined && bytes > ceiling) over.push(`${header} ${bytes} > ${ceiling}`);
+	}
+	return { id: "bounds:blocks", ...(over.length > 0 ? { failure: over.join("; ") } : {}) };
+}
+
+function footerLastProbe(text: string, sections: Sections): SourceProbe {
+	const headers = [...sections.keys()];
+	const failure =
+		headers.at(-1) !== FOOTER_HEADER
+			? "the footer is not the last block"
+			: !text.endsWith("\n") || text.endsWith("\n\n")
+				? "the text does not end with exactly one newline"
+				: undefined;
+	return { id: "footer:last", ...(failure ? { failure } : {}) };
+}
+
+/** Successful file touches by kind and path, each at its latest touch, read straight from the events. */
+function sourceFiles(events: readonly NormalizedEvent[]): Map<FileKind, Map<string, Addressed>> {
+	const files = new Map<FileKind, Map<string, Addressed>>();
+	const touch = (tool: string, args: unknown, created: boolean, event: NormalizedEvent): void => {
+		const action = FILE_TOOLS[tool];
+		if (!action || !isPlainRecord(args) || typeof args.path !== "string") return;
+		const kind: FileKind =
+			action === "read" ? "Read" : action === "edit" ? "Modified" : created ? "Created" : "Written";
+		const byPath = files.get(kind) ?? new Map<string, Addressed>();
+		byPath.delete(args.path);
+		byPath.set(args.path, { address: event.address, entryIndex: event.entryIndex });
+		files.set(kind, byPath);
+	};
+	for (const event of events) {
+		if (event.kind === "toolResult" && !event.isError && event.toolName !== OUTER_FABRIC_TOOL && event.call) {
+			touch(event.toolName, event.call.args, event.created, event);
+		} else if (event.kind === "fabricOperation" && event.outcome === "succeeded") {
+			touch(event.ref, event.args, event.created, event);
+		}
+	}
+	return files;
+}
+
+/** Failed tool results, user bash runs and nested operations, read straight from the events. */
+function sourceFailures(events: readonly NormalizedEvent[]): Addressed[] {
+	const failures: Addressed[] = [];
+	for (const event of events) {
+		const failed =
+			(event.kind === "toolResult" && event.isError && event.toolName !== OUTER_FABRIC_TOOL) ||
+			(event.kind === "bash" && (event.cancelled || (event.exitCode !== undefined && event.exitCode !== 0))) ||
+			(event.kind === "fabricOperation" && event.outcome !== "succeeded");
+		if (failed) failures.push({ address: event.address, entryIndex: event.entryIndex });
+	}
+	return failures;
+}
+
+const MARKER = /^- \[(\d+) omitted: (@.*) … (@.*)\]$/;
+
+interface Region {
+	items: string[];
+	markers: { count: number; first: number; last: number }[];
+}
+
+/**
+ * Item lines and omission markers of a region. Marker ends are rendered entry
+ * ids; they map back to the widest range of summarized entries rendering that
+ * way (ids cut to the address bound may collide).
+ */
+function readRegion(lines: readonly string[], rendered: ReadonlyMap<string, { first: number; last: number }>): Region {
+	const region: Region = { items: [], markers: [] };
+	for (const line of lines) {
+		if (!line.startsWith("- ")) continue;
+		const marker = MARKER.exec(line);
+		if (!marker) {
+			region.items.push(line);
+			continue;
+		}
+		const first = rendered.get(marker[2] ?? "")?.first ?? Number.POSITIVE_INFINITY;
+		const last = rendered.get(marker[3] ?? "")?.last ?? Number.NEGATIVE_INFINITY;
+		region.markers.push({ count: Number(marker[1]), first, last });
+	}
+	return region;
+}
+
+function omittedIn(region: Region, entryIndex: number): boolean {
+	return region.markers.some((marker) => marker.first <= entryIndex && entryIndex <= marker.last);
+}
+
+function counted(region: Region): number {
+	return region.items.length + region.markers.reduce((sum, marker) => sum + marker.count, 0);
+}
+
+/**
+ * A rendered path body: the path's one-line tail (relative to the display
+ * root), possibly cut at its start with an ellipsis. It is empty only for a
+ * path that is itself the display root (ends with a separator) or blank.
+ */
+function showsPath(body: string, path: string): boolean {
+	const shown = body.startsWith(ELLIPSIS) ? body.slice(ELLIPSIS.length) : body;
+	const full = oneLine(path);
+	if (shown === "") return full === "" || full.endsWith("/") || full.endsWith("\\");
+	return full.endsWith(shown);
+}
+
+function filesProbe(
+	files: ReadonlyMap<FileKind, ReadonlyMap<string, Addressed>>,
+	sections: Sections,
+	rendered: ReadonlyMap<string, { first: number; last: number }>,
+): SourceProbe {
+	const probe = (failure?: string): SourceProbe => ({ id: "files:paths", ...(failure ? { failure } : {}) });
+	if (files.size === 0) return probe();
+	const section = sections.get(FILES_HEADER);
+	if (!section) return probe(`${FILES_HEADER} missing`);
+	const labels = new Set<string>(Object.values(FILE_KIND_LABELS));
+	for (const [kind, byPath] of files) {
+		const start = section.indexOf(FILE_KIND_LABELS[kind]);
+		if (start < 0) return probe(`group ${kind} missing`);
+		let end = start + 1;
+		while (end < section.length && !labels.has(section[end] ?? "")) end++;
+		const region = readRegion(section.slice(start + 1, end), rendered);
+		if (counted(region) !== byPath.size) {
+			return probe(`${kind}: ${counted(region)} items and omissions for ${byPath.size} source paths`);
+		}
+		for (const [path, touch] of byPath) {
+			const lead = `- ${renderAddress(touch.address)} `;
+			const shown = region.items.some((line) => {
+				if (!line.startsWith(lead)) return false;
+				return showsPath(line.slice(lead.length).replace(/^×\d+ /, ""), path);
+			});
+			if (!shown && !omittedIn(region, touch.entryIndex)) {
+				return probe(`${kind} path of entry #${touch.entryIndex} neither rendered nor in an omission range`);
+			}
+		}
+	}
+	return probe();
+}
+
+function failuresProbe(
+	failures: readonly Addressed[],
+	sections: Sections,
+	rendered: ReadonlyMap<string, { first: number; last: number }>,
+): SourceProbe {
+	const probe = (failure?: string): SourceProbe => ({ id: "failures:addresses", ...(failure ? { failure } : {}) });
+	if (failures.length === 0) return probe();
+	const section = sections.get(OUTSTANDING_HEADER);
+	if (!section) return probe(`${OUTSTANDING_HEADER} missing`);
+	const region = readRegion(section, rendered);
+	if (counted(region) !== failures.length) {
+		return probe(`${counted(region)} items and omissions for ${failures.length} source failures`);
+	}
+	for (const failure of failures) {
+		const lead = `- ${renderAddress(failure.address)} `;
+		if (!region.items.some((line) => line.startsWith(lead)) && !omittedIn(region, failure.entryIndex)) {
+			return probe(`failure of entry #${failure.entryIndex} neither rendered nor in an omission range`);
+		}
+	}
+	return probe();
+}
+
+/**
+ * Run the source-derived probes. `sourceEvents` are the summarized prefix's
+ * events; `sourceEntryIds` the summarized entries in order (omission ranges
+ * must name them).
+ */
+export function sourceProbes(
+	text: string,
+	sections: Sections,
+	sourceEvents: readonly NormalizedEvent[],
+	sourceEntryIds: readonly string[],
+): SourceProbe[] {
+	const rendered = new Map<string, { first: number; last: number }>();
+	sourceEntryIds.forEach((id, index) => {
+		const key = renderAddress(id);
+		const range = rendered.get(key);
+		rendered.set(key, { first: range?.first ?? index, last: index });
+	});
+	return [
+		boundsProbe(sections),
+		footerLastProbe(text, sections),
+		filesProbe(sourceFiles(sourceEvents), sections, rendered),
+		failuresProbe(sourceFailures(sourceEvents), sections, rendered),
+	];
+}
