@@ -13,14 +13,17 @@ import { FoldRuntime } from "./fold/runtime.ts";
 import { registerContextTool } from "./fold/tool.ts";
 
 export type { PiFoldOptions } from "./fold/options.ts";
+export type { FoldRuntime } from "./fold/runtime.ts";
 
-export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): void {
+/** Register both engines; returns the fold runtime so a host can read its status. */
+export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): FoldRuntime {
 	const resolved = resolveOptions(options);
 	registerCompaction(pi, options.compaction, { recallTool: resolved.toolName });
 	const runtime = new FoldRuntime(pi, resolved);
 	runtime.register();
 	registerContextTool(pi, runtime);
 	registerCommands(pi, runtime);
+	return runtime;
 }
 
 export default function piFold(pi: ExtensionAPI): void {

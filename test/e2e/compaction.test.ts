@@ -243,8 +243,9 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 
 	it("compacts by itself at a settled boundary once the model's token threshold is reached", async () => {
 		// Pi's own automatic compaction stays off (the harness default): only Fabric can trigger.
-		const fold: InlineExtension = (pi) =>
+		const fold: InlineExtension = (pi) => {
 			registerPiFold(pi, { compaction: { tokenThresholds: { [FAUX_KEY]: 5_000 } } });
+		};
 		const harness = await played([fold], 3);
 		expect(compactors(harness)).toEqual([]);
 		expect(harness.session.getContextUsage()?.tokens).toBeLessThan(5_000);
@@ -265,8 +266,9 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 		const control = await played([piFold], 8, options);
 		expect(compactors(control)).toEqual(["fabric"]);
 
-		const high: InlineExtension = (pi) =>
+		const high: InlineExtension = (pi) => {
 			registerPiFold(pi, { compaction: { tokenThresholds: { [FAUX_KEY]: 100_000 } } });
+		};
 		const deferred = await played([high], 8, options);
 		expect(compactors(deferred)).toEqual([]);
 		expect(deferred.ui.notifications).toEqual([]);
@@ -301,7 +303,11 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 	});
 
 	it('defers to Pi with compaction.engine "pi" passed as a registration option', async () => {
-		const harness = await played([(pi) => registerPiFold(pi, { compaction: { engine: "pi" } })]);
+		const harness = await played([
+			(pi) => {
+				registerPiFold(pi, { compaction: { engine: "pi" } });
+			},
+		]);
 		const result = await harness.session.compact();
 		expect(parseFabricDetails(result.details).ok).toBe(false);
 		expect(result.summary).toMatch(/^ok\n/);
@@ -371,7 +377,9 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 	});
 
 	it("shows why: with repairOrphans off, Pi sends the orphaned result to the provider", async () => {
-		const { sent } = await afterOrphaningCut((pi) => registerPiFold(pi, { compaction: { repairOrphans: false } }));
+		const { sent } = await afterOrphaningCut((pi) => {
+			registerPiFold(pi, { compaction: { repairOrphans: false } });
+		});
 
 		expect(pairingDefects(wire(sent)).map((defect) => defect.kind)).toEqual(["orphan-result"]);
 		// The suite's tripwire saw the same orphan; this test expects it, so it takes it.

@@ -9,11 +9,9 @@ import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI, InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerCommands } from "../../src/fold/commands.ts";
-import { resolveOptions } from "../../src/fold/options.ts";
-import { FoldRuntime } from "../../src/fold/runtime.ts";
+import type { FoldRuntime } from "../../src/fold/runtime.ts";
 import { rebuildState } from "../../src/fold/state.ts";
-import { registerContextTool } from "../../src/fold/tool.ts";
+import { registerPiFold } from "../../src/index.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 import { takeProblems } from "../harness/tripwire.ts";
@@ -30,10 +28,7 @@ async function harnessWithRuntime(
 ): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = new FoldRuntime(pi, resolveOptions());
-		runtime.register();
-		registerContextTool(pi, runtime);
-		registerCommands(pi, runtime);
+		runtime = registerPiFold(pi);
 	};
 	const harness = await createSdkHarness({
 		extensions: [extension, ...after],

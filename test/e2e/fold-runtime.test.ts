@@ -9,10 +9,8 @@ import { join } from "node:path";
 import type { JsonObject, Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerCommands } from "../../src/fold/commands.ts";
-import { resolveOptions } from "../../src/fold/options.ts";
-import { FoldRuntime } from "../../src/fold/runtime.ts";
-import { registerContextTool } from "../../src/fold/tool.ts";
+import type { FoldRuntime } from "../../src/fold/runtime.ts";
+import { registerPiFold } from "../../src/index.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
@@ -28,10 +26,7 @@ afterEach(async () => {
 async function foldHarness(persist = false): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = new FoldRuntime(pi, resolveOptions());
-		runtime.register();
-		registerContextTool(pi, runtime);
-		registerCommands(pi, runtime);
+		runtime = registerPiFold(pi);
 	};
 	const harness = await createSdkHarness({ extensions: [extension], tools: ["read", "active_context"], persist });
 	cleanups.push(() => harness.dispose());
