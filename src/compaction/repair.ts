@@ -24,12 +24,10 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "@earendil-works/pi-ai";
+import { DROPPED_STOP_REASONS } from "../session/closure.ts";
 
 /** Text of a synthetic result for a call that was never answered. */
 export const MISSING_RESULT_TEXT = "Tool result missing (repaired by Fabric)";
-
-/** Stop reasons of assistant messages pi-ai leaves out of the provider request. */
-export const DROPPED_STOP_REASONS: ReadonlySet<string> = new Set(["error", "aborted"]);
 
 /** Roles Pi's `convertToLlm` turns into user messages (bash executions only when included). */
 const USER_LIKE_ROLES: ReadonlySet<string> = new Set(["user", "custom", "branchSummary", "compactionSummary"]);

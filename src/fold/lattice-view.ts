@@ -181,8 +181,12 @@ function checkShape(
 	if (!first || !last || first.start !== fold.start || last.end !== fold.end) {
 		add(fold.id, "misaligned", `fold ${fold.id} does not start and end on unit boundaries`);
 	}
-	if (view.entries.slice(fold.start, fold.end).some((entry) => entry.type === "compaction")) {
-		add(fold.id, "barrier", `fold ${fold.id} contains a compaction entry`);
+	if (units.some((unit) => unit.kind === "barrier")) {
+		add(
+			fold.id,
+			"barrier",
+			`fold ${fold.id} contains an entry Pi cannot hide (a compaction, branch summary, bash run or system message)`,
+		);
 	}
 	const context = units.filter((unit) => unit.context);
 	const kind = fold.record.kind;

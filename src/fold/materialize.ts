@@ -20,6 +20,7 @@ import type {
 } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../session/canonical.ts";
+import { DROPPED_STOP_REASONS } from "../session/closure.ts";
 import { latestEdits } from "../session/projection.ts";
 import { childFoldIds, type FoldLattice, type FoldRecord, leafEntryIds, parentMap } from "./records.ts";
 import { isEditableEntry } from "./units.ts";
@@ -77,9 +78,6 @@ export function batchPointerText(record: FoldRecord, brandNoun: string): string 
 function isToolResult(entry: SessionEntry): boolean {
 	return entry.type === "message" && entry.message.role === "toolResult";
 }
-
-/** Stop reasons whose assistant messages Pi drops before a provider request. */
-const DROPPED_STOP_REASONS: ReadonlySet<string> = new Set(["aborted", "error"]);
 
 /** An assistant message Pi never sends (aborted or failed) cannot carry a brief: it would vanish with it. */
 function isDroppedByHost(entry: SessionEntry): boolean {

@@ -21,6 +21,7 @@ import type {
 	ExtensionContext,
 	SessionBoundaryDraft,
 	SessionEntry,
+	SessionProjection,
 } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../session/canonical.ts";
 import { latestEdits } from "../session/projection.ts";
@@ -184,8 +185,11 @@ export class FoldRuntime {
 	pendingDrafts(
 		ctx: ExtensionContext,
 		branch: readonly SessionEntry[] = ctx.sessionManager.getBranch(),
+		projection: SessionProjection = ctx.sessionManager.buildSessionProjection(),
 	): ContextEditEntryDraft[] {
-		const projected = new Set(ctx.sessionManager.buildSessionProjection().entries.map((entry) => entry.sourceEntry.id));
+		// A branch pi-fold never folded needs no edits: skip the planning on every request.
+		if (this.state.records.length === 0) return [];
+		const projected = new Set(projection.entries.map((entry) => entry.sourceEntry.id));
 		const plan = planWindow(branch, {
 			lattice: this.lattice(),
 			expanded: new Set(this.state.data.expanded),
@@ -228,14 +232,15 @@ export class FoldRuntime {
 		proposed: readonly SessionBoundaryDraft[],
 		ctx: ExtensionContext,
 	): { entries: SessionBoundaryDraft[] } | undefined {
-		this.reconcile(ctx.sessionManager.getBranch());
-		const drafts = this.pendingDrafts(ctx);
+		const branch = ctx.sessionManager.getBranch();
+		this.reconcile(branch);
+		const drafts = this.pendingDrafts(ctx, branch);
 		if (drafts.length === 0 && this.queued.length === 0) return undefined;
 		const custom: SessionBoundaryDraft[] = this.queued.map((entry) => ({ type: "custom", ...entry }));
 		this.inFlight.push(...this.queued);
 		this.queued = [];
 		// Edits the context hook already previewed change nothing the provider has not seen.
-		if (drafts.length > 0 && this.wouldRewrite(ctx.sessionManager.getBranch(), drafts)) this.announceCauses();
+		if (drafts.length > 0 && this.wouldRewrite(branch, drafts)) this.announceCauses();
 		else this.causes.clear();
 		return { entries: [...proposed, ...custom, ...drafts] };
 	}
@@ -248,11 +253,12 @@ export class FoldRuntime {
 
 	private onContext(messages: AgentMessage[], ctx: ExtensionContext): { messages: AgentMessage[] } | undefined {
 		const branch = ctx.sessionManager.getBranch();
-		const drafts = this.pendingDrafts(ctx, branch);
+		const projection = ctx.sessionManager.buildSessionProjection();
+		const drafts = this.pendingDrafts(ctx, branch, projection);
 		let sent = messages;
 		if (drafts.length > 0) {
 			// The context event carries no system messages; compare and replace like for like.
-			const persisted = withoutSystem(ctx.sessionManager.buildSessionProjection().messages);
+			const persisted = withoutSystem(projection.messages);
 			// Only replace what Pi built from the session; anything another handler appended stays after it.
 			if (startsWith(messages, persisted)) {
 				sent = [...withoutSystem(projectWithDrafts(branch, drafts)), ...messages.slice(persisted.length)];

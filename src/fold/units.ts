@@ -24,17 +24,10 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { closureSafeBoundaries, type ToolCallSpan, toolCallSpans } from "../session/closure.ts";
+import { closureSafeBoundaries, DROPPED_STOP_REASONS, type ToolCallSpan, toolCallSpans } from "../session/closure.ts";
 
 /** Pi's built-in read-only tools: completed batches of only these may fold automatically. */
 export const DEFAULT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["read", "grep", "find", "ls"]);
-
-/**
- * Assistant stop reasons after which the calls of that message never run, so a
- * batch with missing results is finished rather than waiting (Pi executes no
- * tool call from an aborted or failed response).
- */
-export const ABANDONED_STOP_REASONS: ReadonlySet<string> = new Set(["aborted", "error"]);
 
 /** Assistant stop reasons whose message may still change: the unit is not closed. */
 export const PENDING_STOP_REASONS: ReadonlySet<string> = new Set(["pending", "deferred"]);
@@ -194,8 +187,7 @@ function classifyRange(
 	if (calls.length > 0) {
 		const completed = calls.every((span) => span.resultIndices.length > 0);
 		const abandoned = calls.every(
-			(span) =>
-				span.resultIndices.length > 0 || ABANDONED_STOP_REASONS.has(stopReasonOf(entries[span.callIndex]) ?? ""),
+			(span) => span.resultIndices.length > 0 || DROPPED_STOP_REASONS.has(stopReasonOf(entries[span.callIndex]) ?? ""),
 		);
 		const readOnly = calls.every((span) => readOnlyTools.has(span.toolName));
 		return { ...base, kind: "tool-batch", context: true, closed: completed || abandoned, completed, readOnly };

@@ -7,6 +7,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { truncateText } from "./brief.ts";
 import { visibleLayout } from "./lattice-view.ts";
 import type { FoldLattice } from "./records.ts";
 import { type BranchView, entryUnitKind } from "./units.ts";
@@ -17,8 +18,7 @@ export const WINDOW_LISTING_LIMIT = 120;
 export const WINDOW_PREVIEW_CHARS = 72;
 
 function firstLine(text: string): string {
-	const line = text.trim().split("\n", 1)[0] ?? "";
-	return line.length > WINDOW_PREVIEW_CHARS ? `${line.slice(0, WINDOW_PREVIEW_CHARS - 1)}…` : line;
+	return truncateText(text.trim().split("\n", 1)[0] ?? "", WINDOW_PREVIEW_CHARS);
 }
 
 function textOf(content: unknown): string {

@@ -11,6 +11,12 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 
+/**
+ * Stop reasons of assistant messages Pi drops before a provider request; their
+ * tool calls are abandoned, never answered.
+ */
+export const DROPPED_STOP_REASONS: ReadonlySet<string> = new Set(["aborted", "error"]);
+
 /** Where one tool call id appears in a branch. */
 export interface ToolCallSpan {
 	id: string;

@@ -6,6 +6,7 @@
  */
 
 import type { Message } from "@earendil-works/pi-ai";
+import { DROPPED_STOP_REASONS } from "../../src/session/closure.ts";
 import { pairingDefects, type WireMessage } from "./provider-rules.ts";
 
 const problems: string[] = [];
@@ -18,9 +19,6 @@ export function reportProblem(problem: string): void {
 export function takeProblems(): string[] {
 	return problems.splice(0);
 }
-
-/** Stop reasons of assistant messages pi-ai drops before a provider request. */
-const DROPPED_STOP_REASONS = new Set(["error", "aborted"]);
 
 /**
  * Pairing defects a real provider would refuse in a pi-ai message list. pi-ai
