@@ -133,8 +133,6 @@ export type NormalizedEvent =
 	| FabricPhaseEvent
 	| FabricOperationEvent;
 
-export type EventKind = NormalizedEvent["kind"];
-
 /** Structural counts kept alongside the events so every omission stays auditable. */
 export interface NormalizationCounts {
 	/** Entries in the summarized prefix. */

@@ -26,6 +26,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { utf8ByteLength } from "../compaction/utf8.ts";
 import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
 import { DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "./brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice, type LatticeIndex } from "./lattice-index.ts";
@@ -311,7 +312,7 @@ export function rebriefFold(
 	const updated: FoldRecord = {
 		...record,
 		brief: made.brief,
-		sizes: { ...record.sizes, briefBytes: utf8Length(made.brief) },
+		sizes: { ...record.sizes, briefBytes: utf8ByteLength(made.brief) },
 		provenance: made.provenance,
 	};
 	return { ok: true, lattice: withRecord(lattice, updated), record: updated };
@@ -328,7 +329,7 @@ function recordPlan(lattice: FoldLattice, plan: FoldPlan, options: FoldOptions):
 	if (!made.ok) return made;
 	const sizes: FoldRecord["sizes"] = {
 		sourceBytes: plan.source.length,
-		briefBytes: utf8Length(made.brief),
+		briefBytes: utf8ByteLength(made.brief),
 		entryCount: plan.leafEntries.length,
 	};
 	if (options.estimateTokens) sizes.estimatedTokens = options.estimateTokens(plan.leafEntries);
@@ -410,10 +411,4 @@ function makePlan(
 	};
 	if (correction) plan.correction = correction;
 	return plan;
-}
-
-const encoder = new TextEncoder();
-
-function utf8Length(text: string): number {
-	return encoder.encode(text).length;
 }

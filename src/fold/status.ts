@@ -4,6 +4,7 @@
  * a snapshot; `details` carries the same facts structured for tools and UIs.
  */
 
+import { utf8ByteLength } from "../compaction/utf8.ts";
 import type { InstrumentState } from "./instrument.ts";
 import { type FoldTreeRow, foldTree } from "./lattice-view.ts";
 import type { FoldLattice } from "./records.ts";
@@ -68,12 +69,10 @@ export interface StatusInput {
 	pendingEdits: number;
 }
 
-const encoder = new TextEncoder();
-
 /** Size of the brief the fold shows now: a rebrief replaces the record's. */
 function briefBytesOf(input: StatusInput, row: FoldTreeRow): number {
 	const record = input.lattice.folds.get(row.id);
-	return record ? encoder.encode(currentBrief(input.state, record)).length : row.briefBytes;
+	return record ? utf8ByteLength(currentBrief(input.state, record)) : row.briefBytes;
 }
 
 export function statusDetails(input: StatusInput): StatusDetails {
