@@ -71,8 +71,22 @@ export function emptyInstrument(): InstrumentState {
 
 /** Short SHA-256 digest of one message's canonical JSON. */
 export function messageDigest(message: unknown): string {
-	return sha256Hex(canonicalJson(message)).slice(0, MESSAGE_DIGEST_LENGTH);
+	if (typeof message !== "object" || message === null)
+		return sha256Hex(canonicalJson(message)).slice(0, MESSAGE_DIGEST_LENGTH);
+	let digest = digestMemo.get(message);
+	if (digest === undefined) {
+		digest = sha256Hex(canonicalJson(message)).slice(0, MESSAGE_DIGEST_LENGTH);
+		digestMemo.set(message, digest);
+	}
+	return digest;
 }
+
+/**
+ * Digests by message object. Session messages are immutable once persisted
+ * and Pi's projection hands out the same objects request after request, so
+ * each is hashed once instead of on every request.
+ */
+const digestMemo = new WeakMap<object, string>();
 
 /** Announce that the next rewrite is expected and why. */
 export function announce(state: InstrumentState, cause: RewriteCause): InstrumentState {

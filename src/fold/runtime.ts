@@ -256,16 +256,20 @@ export class FoldRuntime {
 		const projection = ctx.sessionManager.buildSessionProjection();
 		const drafts = this.pendingDrafts(ctx, branch, projection);
 		let sent = messages;
+		// The context event carries no system messages; compare and replace like for like.
+		const persisted = withoutSystem(projection.messages);
 		if (drafts.length > 0) {
-			// The context event carries no system messages; compare and replace like for like.
-			const persisted = withoutSystem(projection.messages);
 			// Only replace what Pi built from the session; anything another handler appended stays after it.
 			if (startsWith(messages, persisted)) {
 				sent = [...withoutSystem(projectWithDrafts(branch, drafts)), ...messages.slice(persisted.length)];
 				this.announceCauses();
 			}
 		}
-		const observed = observeRequest(this.instrumentState, sent);
+		// Pi structured-clones the event's messages, so hashing them would cost a full pass per request.
+		// When nothing was previewed and no handler added or removed messages, the persisted projection's
+		// own (memoized) objects stand for them.
+		const observedList = sent === messages && messages.length === persisted.length ? persisted : sent;
+		const observed = observeRequest(this.instrumentState, observedList);
 		this.instrumentState = observed.state;
 		if (observed.event && observed.event.causes.length === 0 && strictAppendOnly()) {
 			throw new Error(
