@@ -12,6 +12,7 @@
 
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
+import { emptyInstrument, observeRequest } from "../../src/fold/instrument.ts";
 import { createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice.ts";
 import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../src/fold/records.ts";
@@ -82,6 +83,27 @@ export const foldBench: Benchmark = {
 				meaning: "runtime window check per request ÷ Pi's own projection of the same branch",
 			});
 
+			// The instrument's per-request observation: memoized digests of the persisted projection's
+			// objects (what the runtime observes) against hashing fresh clones (what the context event carries).
+			// Measured on the unfolded window, where the hashing cost is largest.
+			const messages = window(branch);
+			let instrument = observeRequest(emptyInstrument(), messages).state;
+			const observeMemo = `observe request, persisted objects ${log.name}`;
+			const observeClones = `observe request, structured clones ${log.name}`;
+			cases.push(
+				{ label: observeMemo, input, run: () => (instrument = observeRequest(instrument, window(branch)).state) },
+				{
+					label: observeClones,
+					input,
+					run: () => (instrument = observeRequest(instrument, structuredClone(messages)).state),
+				},
+			);
+			ratios.push({
+				numerator: observeClones,
+				denominator: observeMemo,
+				meaning: "instrument cost without the digest memo ÷ with it",
+			});
+
 			const records = [...lattice.folds.values()];
 			const state = persistChange(emptyFoldState(), PREFIX, records, []);
 			const stateEntries: SessionEntry[] = state.entries.map((entry, index) => ({
@@ -111,6 +133,7 @@ export const foldBench: Benchmark = {
 			facts,
 			notes: [
 				"- The branch is the log's active branch with every fold's context edits persisted; the window check then finds nothing to change, as on every request after a commit.",
+				"- `observe request` runs on the unfolded window; `persisted objects` includes building Pi's projection (the memo needs its stable objects); `structured clones` hashes a fresh copy each time, as the context event's messages would be.",
 				"- `rebuild state + live lattice` replays the custom entries that hold every fold record and validates the lattice (what session_start and /tree do).",
 			],
 		};
