@@ -30,7 +30,7 @@ import { type CompileSummaryResult, compileSummary } from "./compile.ts";
 import type { NormalizedEvent } from "./events.ts";
 import { FABRIC_EXEC_TOOL_NAME } from "./fabric-trace.ts";
 import { decodeCustomInstructions, type InstructionErrorCode } from "./instructions.ts";
-import { splitSections } from "./qa.ts";
+import { runQa, splitSections } from "./qa.ts";
 import { isPlainRecord } from "./record-guards.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./request-render.ts";
 
@@ -59,6 +59,8 @@ export interface BranchSummaryPreparation {
 
 export type BranchSummaryOutcome =
 	| { kind: "none"; why: "no-summary-wanted" | "replace-instructions" | "no-entries" }
+	/** The summary failed reconstruction QA: defer to Pi's summarizer rather than block the navigation. */
+	| { kind: "none"; why: "qa-failed"; message: string }
 	| { kind: "cancel"; instructionError: InstructionErrorCode; message: string }
 	| {
 			kind: "summary";
@@ -185,6 +187,15 @@ export function buildFabricBranchSummary(
 		...(rendered.text !== "" ? { requestBlock: rendered.text } : {}),
 		...(recallTool !== undefined ? { recallTool } : {}),
 	});
+	const qa = runQa(compiled.text, compiled.qa);
+	if (qa.score < 1) {
+		const failed = qa.probes.filter((probe) => !probe.passed).map((probe) => probe.id);
+		return {
+			kind: "none",
+			why: "qa-failed",
+			message: `Fabric branch summary skipped: it failed reconstruction QA (${qa.passed} of ${qa.total} probes passed; failed: ${failed.slice(0, 4).join(", ")}); Pi summarizes this branch instead.`,
+		};
+	}
 	const policy = compactionInstructionPolicy(decoded, rendered);
 	const details = buildBranchSummaryDetails({
 		source: {

@@ -244,7 +244,10 @@ export class CompactionHooks {
 			notify(ctx, internalErrorMessage("branch summary", error), "warning", this.log);
 			return { cancel: true };
 		}
-		if (outcome.kind === "none") return undefined;
+		if (outcome.kind === "none") {
+			if (outcome.why === "qa-failed") notify(ctx, outcome.message, "warning", this.log);
+			return undefined;
+		}
 		if (outcome.kind === "cancel") {
 			notify(ctx, outcome.message, "error", this.log);
 			return { cancel: true };
