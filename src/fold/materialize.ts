@@ -37,7 +37,8 @@ export interface WindowPlan {
 export interface PlanInput {
 	lattice: FoldLattice;
 	expanded: ReadonlySet<string>;
-	briefOf: (record: FoldRecord) => string;
+	/** The brief to show; default: the record's own (a live lattice already carries rebriefs). */
+	briefOf?: (record: FoldRecord) => string;
 	brandNoun: string;
 	/**
 	 * Entries Pi still projects. A compaction may keep only the tail of a
@@ -101,7 +102,7 @@ export function planWindow(branch: readonly SessionEntry[], input: PlanInput): W
 		const inWindow = input.inWindow;
 		const shown = inWindow ? entries.filter((entry) => inWindow(entry.id)) : entries;
 		if (shown.length === 0) continue;
-		const text = briefText(record, input.briefOf(record), input.brandNoun);
+		const text = briefText(record, input.briefOf?.(record) ?? record.brief, input.brandNoun);
 		const placed =
 			record.kind === "tool-batch" ? planToolBatch(shown, record, text, input.brandNoun) : planChapter(shown, text);
 		if (!placed) continue;

@@ -40,15 +40,7 @@ import {
 import { editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
-import {
-	currentBrief,
-	emptyFoldState,
-	type FoldOp,
-	type FoldState,
-	liveLattice,
-	persistChange,
-	rebuildState,
-} from "./state.ts";
+import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
 import { type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
@@ -193,7 +185,6 @@ export class FoldRuntime {
 		const plan = planWindow(branch, {
 			lattice: this.lattice(),
 			expanded: new Set(this.state.data.expanded),
-			briefOf: (record) => currentBrief(this.state, record),
 			brandNoun: this.options.brandNoun,
 			inWindow: (id) => projected.has(id),
 		});

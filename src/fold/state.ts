@@ -12,6 +12,7 @@
  */
 
 import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { utf8ByteLength } from "../compaction/utf8.ts";
 import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "./records.ts";
 
 /** Deltas between checkpoints: bounds replay after the last checkpoint. */
@@ -217,10 +218,16 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 	return { records, data, deltasSinceCheckpoint: deltas, skipped };
 }
 
-/** The lattice of folds that still fold something (dissolved folds removed). */
+/**
+ * The lattice of folds that still fold something (dissolved folds removed),
+ * each record carrying the brief it shows now: a rebrief replaces the brief
+ * and its size here, once, so no reader has to patch it in.
+ */
 export function liveLattice(state: FoldState): FoldLattice {
 	const dissolved = new Set(state.data.dissolved);
-	const live = state.records.filter((record) => !dissolved.has(record.id));
+	const live = state.records
+		.filter((record) => !dissolved.has(record.id))
+		.map((record) => withCurrentBrief(state, record));
 	const whole = latticeFromRecords(live);
 	if (!isRefusal(whole)) return whole;
 	// Only an inconsistent record set (a hand-edited log) pays for this: records
@@ -237,6 +244,12 @@ export function liveLattice(state: FoldState): FoldLattice {
 /** The brief a fold currently shows (a rebrief wins over the record's). */
 export function currentBrief(state: FoldState, record: FoldRecord): string {
 	return state.data.briefs[record.id] ?? record.brief;
+}
+
+function withCurrentBrief(state: FoldState, record: FoldRecord): FoldRecord {
+	const brief = state.data.briefs[record.id];
+	if (brief === undefined || brief === record.brief) return record;
+	return { ...record, brief, sizes: { ...record.sizes, briefBytes: utf8ByteLength(brief) } };
 }
 
 function isRecordShape(value: unknown): value is FoldRecord {

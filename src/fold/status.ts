@@ -4,11 +4,10 @@
  * a snapshot; `details` carries the same facts structured for tools and UIs.
  */
 
-import { utf8ByteLength } from "../compaction/utf8.ts";
 import type { InstrumentState } from "./instrument.ts";
 import { type FoldTreeRow, foldTree } from "./lattice-view.ts";
 import type { FoldLattice } from "./records.ts";
-import { currentBrief, type FoldState } from "./state.ts";
+import type { FoldState } from "./state.ts";
 import type { BranchView } from "./units.ts";
 
 /** Rewrite events shown in status text. */
@@ -69,12 +68,6 @@ export interface StatusInput {
 	pendingEdits: number;
 }
 
-/** Size of the brief the fold shows now: a rebrief replaces the record's. */
-function briefBytesOf(input: StatusInput, row: FoldTreeRow): number {
-	const record = input.lattice.folds.get(row.id);
-	return record ? utf8ByteLength(currentBrief(input.state, record)) : row.briefBytes;
-}
-
 export function statusDetails(input: StatusInput): StatusDetails {
 	const rows = foldTree(input.lattice, input.view, new Set(input.state.data.expanded));
 	const folds = rows.map((row) => ({
@@ -88,7 +81,7 @@ export function statusDetails(input: StatusInput): StatusDetails {
 		range: [row.start, row.end] as [number, number],
 		entryCount: row.entryCount,
 		sourceBytes: row.sourceBytes,
-		briefBytes: briefBytesOf(input, row),
+		briefBytes: row.briefBytes,
 		sourceHash: input.lattice.folds.get(row.id)?.sourceHash ?? "",
 	}));
 	const budget = servingBudget(input.budget);
