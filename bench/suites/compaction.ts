@@ -4,51 +4,18 @@
  * 2,000- and 20,000-entry sessions, and the time of one whole compaction
  * event (`buildFabricCompaction` in src/compaction/compact-event.ts: Pi's
  * per-entry estimate, live cut, compile, reconstruction QA and details) on the
- * real log and the 20,000-entry session. Both are loaded at prepare time;
- * when either is missing the benchmark fails with "compactor not available".
+ * real log and the 20,000-entry session.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { buildFabricCompaction, projectionEstimator } from "../../src/compaction/compact-event.ts";
+import { compileSummary } from "../../src/compaction/compile.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { generateSession } from "../generate.ts";
 import { type BenchCase, type Benchmark, BenchUnavailable } from "../harness.ts";
 import { realLogs } from "../sessions.ts";
 
-/** The part of the compactor's contract this benchmark relies on. */
-type CompileSummary = (input: { entries: readonly SessionEntry[]; keptEntries?: readonly SessionEntry[] }) => {
-	text: string;
-	bytes: number;
-	eventCount: number;
-	sourceEntryCount: number;
-};
-
-/** The part of the compaction event's contract this benchmark relies on. */
-type BuildFabricCompaction = (input: {
-	branchEntries: readonly SessionEntry[];
-	tokensBefore: number;
-	reserveTokens: number;
-	keepRecentTokens: number;
-	contextWindow?: number;
-	targetContextRatio: number;
-	reason: "manual" | "threshold" | "overflow";
-	fixedContextEstimate?: number;
-}) =>
-	| {
-			kind: "compaction";
-			result: {
-				summary: string;
-				firstKeptEntryId: string;
-				details: { budget?: { projectedTokensAfter: number; targetContextTokens: number } };
-			};
-			qa: { score: number };
-	  }
-	| { kind: "cancel"; message: string }
-	| { kind: "defer" };
-type ProjectionEstimator = (entries: readonly SessionEntry[]) => (entry: SessionEntry) => number;
-
-const COMPACTOR_MODULE = "../../src/compaction/compile.ts";
-const EVENT_MODULE = "../../src/compaction/compact-event.ts";
 const REAL_LOG = "pi-mono-before-compaction";
 /** Inputs whose whole compaction event is timed too. */
 const EVENT_INPUTS = [`real ${REAL_LOG}`, "generated 20,000"];
@@ -64,40 +31,6 @@ const EVENT_SETTINGS = {
 const GENERATED_SIZES = [2_000, 20_000] as const;
 /** The kept tail starts at the last user message at or before this fraction of the branch. */
 const KEPT_FROM_FRACTION = 0.9;
-
-async function loadCompactor(): Promise<CompileSummary> {
-	let module: { compileSummary?: unknown };
-	try {
-		module = await import(COMPACTOR_MODULE);
-	} catch (error) {
-		const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-		throw new BenchUnavailable(`compactor not available: cannot load ${COMPACTOR_MODULE} (${reason})`, false);
-	}
-	if (typeof module.compileSummary !== "function") {
-		throw new BenchUnavailable(`compactor not available: ${COMPACTOR_MODULE} does not export compileSummary`, false);
-	}
-	return module.compileSummary as CompileSummary;
-}
-
-async function loadEvent(): Promise<{ build: BuildFabricCompaction; estimator: ProjectionEstimator }> {
-	let module: { buildFabricCompaction?: unknown; projectionEstimator?: unknown };
-	try {
-		module = await import(EVENT_MODULE);
-	} catch (error) {
-		const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-		throw new BenchUnavailable(`compactor not available: cannot load ${EVENT_MODULE} (${reason})`, false);
-	}
-	if (typeof module.buildFabricCompaction !== "function" || typeof module.projectionEstimator !== "function") {
-		throw new BenchUnavailable(
-			`compactor not available: ${EVENT_MODULE} does not export buildFabricCompaction and projectionEstimator`,
-			false,
-		);
-	}
-	return {
-		build: module.buildFabricCompaction as BuildFabricCompaction,
-		estimator: module.projectionEstimator as ProjectionEstimator,
-	};
-}
 
 /** Split a branch at the last user message at or before KEPT_FROM_FRACTION of its length. */
 function splitForCompaction(branch: readonly SessionEntry[]): { entries: SessionEntry[]; keptEntries: SessionEntry[] } {
@@ -117,8 +50,6 @@ export const compactionBench: Benchmark = {
 	description:
 		"Deterministic compactor compile time on the real 2.4 MB log and generated 2,000 / 20,000-entry sessions, and whole compaction events on the real log and the 20,000-entry session.",
 	async prepare() {
-		const compileSummary = await loadCompactor();
-		const event = await loadEvent();
 		const inputs: { label: string; branch: SessionEntry[]; bytes: number }[] = [];
 		const notes: string[] = [];
 		let real: ReturnType<typeof realLogs>[number] | undefined;
@@ -163,15 +94,15 @@ export const compactionBench: Benchmark = {
 			"| --- | ---: | --- | ---: | ---: | ---: | --- | --- |",
 		);
 		for (const input of inputs.filter((candidate) => EVENT_INPUTS.includes(candidate.label))) {
-			const estimate = event.estimator(input.branch);
+			const estimate = projectionEstimator(input.branch);
 			const raw = input.branch.reduce((sum, entry) => sum + estimate(entry), 0);
 			const eventInput = {
 				branchEntries: input.branch,
 				tokensBefore: raw + EVENT_SETTINGS.fixedContextEstimate,
 				...EVENT_SETTINGS,
 			};
-			const first = event.build(eventInput);
-			const again = event.build(eventInput);
+			const first = buildFabricCompaction(eventInput);
+			const again = buildFabricCompaction(eventInput);
 			const same = JSON.stringify(first) === JSON.stringify(again) ? "yes" : "NO";
 			if (first.kind === "compaction") {
 				const kept = input.branch.findIndex((entry) => entry.id === first.result.firstKeptEntryId);
@@ -189,7 +120,7 @@ export const compactionBench: Benchmark = {
 			cases.push({
 				label: `buildFabricCompaction ${input.label}`,
 				input: { bytes: input.bytes, entries: input.branch.length },
-				run: () => event.build(eventInput),
+				run: () => buildFabricCompaction(eventInput),
 			});
 		}
 		notes.push(
