@@ -16,7 +16,7 @@ import {
 	startLoopbackProvider,
 } from "../harness/loopback-provider.ts";
 import { createPiSandbox, onlySessionFile, type PiSandbox, readSessionFile, runPrint } from "../harness/pi-cli.ts";
-import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
+import { type PiRpc, type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 
 const SECRET = "CHARLIE-CONTENT-55aa";
 
@@ -34,6 +34,22 @@ async function setup(): Promise<{ provider: LoopbackProvider; sandbox: PiSandbox
 	return { provider, sandbox };
 }
 
+/** One RPC process that reads c.txt, then folds that read through active_context. */
+async function readThenFoldInRpc(provider: LoopbackProvider, sandbox: PiSandbox): Promise<PiRpc> {
+	const rpc = startRpc(sandbox);
+	cleanups.push(async () => {
+		await rpc.close();
+	});
+	provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
+	await rpc.promptAndSettle("Read c.txt.");
+	provider.enqueue(
+		callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
+		say("Folded."),
+	);
+	await rpc.promptAndSettle("Fold that read.");
+	return rpc;
+}
+
 /** Messages of a recorded request without the system prompt, as canonical text. */
 function conversation(provider: LoopbackProvider, index: number): unknown[] {
 	return (provider.requests[index]?.body.messages ?? []).filter((m) => m.role !== "system");
@@ -43,17 +59,7 @@ describe("fold runtime through the CLI", () => {
 	it("folds, reports zero unattributed rewrites, and resumes with the same window bytes", async () => {
 		const { provider, sandbox } = await setup();
 		// One RPC process reads, folds and reports; a second process (print mode) resumes the session.
-		const rpc = startRpc(sandbox);
-		cleanups.push(async () => {
-			await rpc.close();
-		});
-		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
-		await rpc.promptAndSettle("Read c.txt.");
-		provider.enqueue(
-			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
-			say("Folded."),
-		);
-		await rpc.promptAndSettle("Fold that read.");
+		const rpc = await readThenFoldInRpc(provider, sandbox);
 		const shown = await rpc.promptAndSettle("/context");
 		const notice = shown.records.find((r: RpcRecord) => r.type === "extension_ui_request" && r.method === "notify");
 		const report = String(notice?.message ?? "");
@@ -86,17 +92,7 @@ describe("fold runtime through the CLI", () => {
 		const { provider, sandbox } = await setup();
 		const foldIdOf = (request: RecordedRequest) =>
 			/Folded tool-batch (f-[0-9a-f]+)/.exec(JSON.stringify(request.body.messages))?.[1] ?? "";
-		const rpc = startRpc(sandbox);
-		cleanups.push(async () => {
-			await rpc.close();
-		});
-		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
-		await rpc.promptAndSettle("Read c.txt.");
-		provider.enqueue(
-			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
-			say("Folded."),
-		);
-		await rpc.promptAndSettle("Fold that read.");
+		const rpc = await readThenFoldInRpc(provider, sandbox);
 		provider.enqueue(
 			(request) =>
 				callTools([
