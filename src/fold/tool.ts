@@ -61,15 +61,14 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 				: await runAction(runtime, checked, ctx);
 			runtime.apply(outcome, ctx);
 			const full = runtime.status(ctx);
+			const statusCall = !isArgumentError(checked) && checked.action === "status" ? checked : undefined;
 			// Per-message digests only for status: every result is persisted in the session file.
-			const status =
-				checked && !isArgumentError(checked) && checked.action === "status" ? full : { ...full, digests: [] };
-			const text =
-				checked && !isArgumentError(checked) && checked.action === "status"
-					? statusText(runtime, ctx, full, checked.detail)
-					: outcome.ok
-						? outcome.text
-						: `Error (${outcome.code ?? "refused"}): ${outcome.text} Nothing changed.`;
+			const status = statusCall ? full : { ...full, digests: [] };
+			const text = statusCall
+				? statusText(runtime, ctx, full, statusCall.detail)
+				: outcome.ok
+					? outcome.text
+					: `Error (${outcome.code ?? "refused"}): ${outcome.text} Nothing changed.`;
 			return {
 				content: [{ type: "text", text }],
 				details: { action, ok: outcome.ok, code: outcome.code, foldId: outcome.foldId, status },
