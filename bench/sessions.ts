@@ -1,39 +1,27 @@
 /**
- * Where benchmarks find the two real Pi session logs: $PI_FOLD_SESSIONS_DIR,
- * else /work/shared/sessions next to the checkout. Missing logs skip the
- * benchmark with a message rather than fail it.
+ * The two real Pi session logs the benchmarks replay. They live in the repo
+ * (test/fixtures/sessions/*.jsonl.gz); test/fixtures/real-sessions.ts owns
+ * reading them, and this module only adapts its answer to the benchmarks'
+ * shape. A missing or altered log fails the benchmark naming the file: the
+ * logs are part of the checkout, so their absence is never a skip.
  */
 
-import { existsSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { BenchUnavailable } from "./harness.ts";
-
-export const REAL_LOG_NAMES = ["pi-mono-before-compaction.jsonl", "pi-mono-large-session.jsonl"] as const;
-
-export function sessionsDir(): string {
-	return process.env.PI_FOLD_SESSIONS_DIR ?? fileURLToPath(new URL("../../shared/sessions/", import.meta.url));
-}
+import { statSync } from "node:fs";
+import { REAL_SESSION_NAMES, realSessionPath } from "../test/fixtures/real-sessions.ts";
 
 export interface RealLog {
+	/** The log's name as Pi recorded it, without `.jsonl`. */
 	name: string;
+	/** A plain `.jsonl` copy, checked against its pinned hash; read only. */
 	path: string;
+	/** Decompressed size, i.e. the bytes Pi wrote. */
 	bytes: number;
 }
 
-/** The real logs present; throws a skip when none are. */
+/** Both real logs; throws (failing the benchmark) when one is missing or altered. */
 export function realLogs(): RealLog[] {
-	const dir = sessionsDir();
-	const found: RealLog[] = [];
-	for (const name of REAL_LOG_NAMES) {
-		const path = join(dir, name);
-		if (existsSync(path)) found.push({ name: name.replace(/\.jsonl$/, ""), path, bytes: statSync(path).size });
-	}
-	if (found.length === 0) {
-		throw new BenchUnavailable(
-			`no real session logs at ${dir} (set PI_FOLD_SESSIONS_DIR to the folder holding ${REAL_LOG_NAMES.join(", ")})`,
-			true,
-		);
-	}
-	return found;
+	return REAL_SESSION_NAMES.map((name) => {
+		const path = realSessionPath(name);
+		return { name, path, bytes: statSync(path).size };
+	});
 }

@@ -15,6 +15,7 @@ import type { RewriteCause } from "./instrument.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "./lattice.ts";
 import { foldTree } from "./lattice-view.ts";
 import type { ResolvedOptions } from "./options.ts";
+import { appliesImmediately } from "./policy/epoch.ts";
 import {
 	childFoldIds,
 	type FoldLattice,
@@ -96,6 +97,9 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 	const stored = await storeSource(ws.store, plan.source, record.sourceHash);
 	if (stored) return stored;
 	const correction = plan.correction ? ` ${plan.correction.message.replace(/\.?$/, ".")}` : "";
+	if (ws.options.foldScheduling === "epoch" && ws.origin === "agent" && !appliesImmediately(ws.branch, plan.end)) {
+		return markFold(ws, record, correction);
+	}
 	const between =
 		record.kind !== "consolidation" && ids.length > 2
 			? ` The span runs from ${ids[0]} to ${ids.at(-1)}; the ${ids.length - 2} ids between them only lie inside it.`
@@ -108,6 +112,37 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 			`(${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes) now show a ${record.sizes.briefBytes}-byte brief ` +
 			`from the next request on.${correction}${between} Source sha256 ${record.sourceHash} is stored and verified.`,
 		change: { records: [record], ops: [], causes: ["commit"] },
+	};
+}
+
+/** Epoch scheduling: record a pending mark; nothing in the window moves until the runtime commits. */
+function markFold(ws: FoldWorkspace, record: FoldRecord, correction: string): ActionOutcome {
+	const again = ws.state.data.marks.some((mark) => mark.record.id === record.id);
+	return {
+		ok: true,
+		foldId: record.id,
+		text:
+			`${again ? "Already marked" : "Marked"} ${record.kind} ${record.id} (${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes): ` +
+			`it folds at the next commit, together with every other pending mark; the window is unchanged until then.${correction} ` +
+			`Withdraw it with ${ws.options.toolName} ${JSON.stringify({ action: "unmark", id: record.id })}.`,
+		change: again ? undefined : { records: [], ops: [{ op: "mark", mark: { record, origin: "agent" } }], causes: [] },
+	};
+}
+
+/** Withdraw a pending mark (epoch scheduling). */
+export function unmarkFold(ws: FoldWorkspace, id: string): ActionOutcome {
+	if (!ws.state.data.marks.some((mark) => mark.record.id === id)) {
+		const pending = ws.state.data.marks.map((mark) => mark.record.id);
+		return failed(
+			"not-marked",
+			`${id} is not a pending mark${pending.length > 0 ? `; pending: ${pending.join(", ")}` : "; nothing is pending"}. A committed fold is undone with expand, not unmark.`,
+		);
+	}
+	return {
+		ok: true,
+		foldId: id,
+		text: `Withdrew the pending mark ${id}; nothing folds for it at the next commit.`,
+		change: { records: [], ops: [{ op: "unmark", id }], causes: [] },
 	};
 }
 

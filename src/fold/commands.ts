@@ -9,11 +9,9 @@ import { showOutput } from "../host/output.ts";
 import { sessionStats } from "../session/stats.ts";
 import { type ActionOutcome, foldSpan } from "./actions.ts";
 import { formatContextReport } from "./context-report.ts";
-import { MIN_CHAPTER_UNITS } from "./lattice.ts";
-import { indexLattice } from "./lattice-index.ts";
+import { unfoldedChapters } from "./policy/ladder.ts";
 import type { FoldRuntime } from "./runtime.ts";
 import { formatStatus } from "./status.ts";
-import { closedChapters } from "./units.ts";
 
 export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 	const { commandNames, toolName } = runtime.options;
@@ -57,15 +55,9 @@ function contextHeader(ctx: ExtensionContext): string {
 /** Fold the oldest closed chapter that is not already folded and ends before the fresh tail. */
 async function foldOldest(runtime: FoldRuntime, ctx: ExtensionContext): Promise<ActionOutcome> {
 	const ws = runtime.workspace(ctx, "command");
-	const index = indexLattice(ws.lattice, ws.view);
 	let last: ActionOutcome | undefined;
-	for (const chapter of closedChapters(ws.view, MIN_CHAPTER_UNITS)) {
-		if (chapter.end > ws.freshTailStart) break;
-		if (index.rootAt.get(chapter.start)?.end === chapter.end) continue;
-		const first = ws.branch[chapter.start]?.id;
-		const lastId = ws.branch[chapter.end - 1]?.id;
-		if (!first || !lastId) continue;
-		last = await foldSpan(ws, [first, lastId]);
+	for (const chapter of unfoldedChapters(ws.view, ws.lattice, ws.freshTailStart)) {
+		last = await foldSpan(ws, [chapter.first, chapter.last]);
 		if (last.ok) return last;
 	}
 	return (

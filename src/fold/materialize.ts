@@ -17,6 +17,7 @@ import type {
 	ContextEditEntry,
 	ContextEditEntryDraft,
 	SessionEntry,
+	SessionProjection,
 } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../session/canonical.ts";
@@ -212,6 +213,14 @@ export function projectWithDrafts(
 	branch: readonly SessionEntry[],
 	drafts: readonly ContextEditEntryDraft[],
 ): AgentMessage[] {
+	return projectionWithDrafts(branch, drafts).messages;
+}
+
+/** Pi's own projection of the branch as it will be once `drafts` are persisted, entries included. */
+export function projectionWithDrafts(
+	branch: readonly SessionEntry[],
+	drafts: readonly ContextEditEntryDraft[],
+): SessionProjection {
 	const entries: SessionEntry[] = [...branch];
 	let parentId = branch.at(-1)?.id ?? null;
 	const timestamp = branch.at(-1)?.timestamp ?? "1970-01-01T00:00:00.000Z";
@@ -220,5 +229,5 @@ export function projectWithDrafts(
 		entries.push({ ...draft, id, parentId, timestamp });
 		parentId = id;
 	});
-	return buildSessionProjection(entries, parentId).messages;
+	return buildSessionProjection(entries, parentId);
 }

@@ -31,6 +31,8 @@ export const TOOL_ACTIONS = [
 export type ToolAction = (typeof TOOL_ACTIONS)[number];
 
 export type FoldScheduling = "immediate" | "epoch";
+/** Default scheduling; see docs/benchmarks.md for the measurement behind it. */
+export const DEFAULT_FOLD_SCHEDULING: FoldScheduling = "immediate";
 
 export interface PiFoldOptions {
 	toolName?: string;
@@ -85,23 +87,25 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 		if (!KEBAB.test(name)) throw new Error(`pi-fold: command name ${JSON.stringify(name)} must be kebab-case`);
 	}
 	if (commandNames.status === commandNames.fold) throw new Error("pi-fold: command names must be distinct");
-	const foldScheduling = options.foldScheduling ?? "immediate";
-	// Pending marks and epoch commits are not built yet; accepting the option would silently fold immediately.
-	if (foldScheduling !== "immediate") {
+	const foldScheduling = options.foldScheduling ?? DEFAULT_FOLD_SCHEDULING;
+	if (foldScheduling !== "immediate" && foldScheduling !== "epoch") {
 		throw new Error(
-			`pi-fold: foldScheduling ${JSON.stringify(foldScheduling)} is not available in this version; use "immediate"`,
+			`pi-fold: foldScheduling ${JSON.stringify(foldScheduling)} is not a scheduling; use "immediate" or "epoch"`,
 		);
 	}
 	const allowed = new Set<string>(TOOL_ACTIONS);
 	// unmark withdraws pending marks, which only epoch scheduling creates.
-	const toolActions = options.toolActions ?? TOOL_ACTIONS.filter((action) => action !== "unmark");
+	const toolActions =
+		options.toolActions ??
+		(foldScheduling === "epoch" ? TOOL_ACTIONS : TOOL_ACTIONS.filter((action) => action !== "unmark"));
 	for (const action of toolActions) {
 		if (!allowed.has(action)) throw new Error(`pi-fold: unknown tool action ${JSON.stringify(action)}`);
-		if (action === "unmark")
-			throw new Error(
-				'pi-fold: tool action "unmark" needs foldScheduling "epoch", which is not available in this version',
-			);
+		if (action === "unmark" && foldScheduling !== "epoch")
+			throw new Error('pi-fold: tool action "unmark" needs foldScheduling "epoch": only epoch scheduling has marks');
 	}
+	const blockingTools = options.blockingTools ?? DEFAULT_BLOCKING_TOOLS;
+	if (!Array.isArray(blockingTools) || !blockingTools.every((name) => typeof name === "string"))
+		throw new Error("pi-fold: blockingTools must be a list of tool names");
 	const window = options.providerTotalWindow;
 	if (window !== undefined && !(Number.isInteger(window) && window > 0)) {
 		throw new Error("pi-fold: providerTotalWindow must be a positive integer");
@@ -114,10 +118,11 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 		commandNames,
 		summarizer: options.summarizer ?? "session",
 		foldScheduling,
-		foldPeekResults: options.foldPeekResults ?? false,
+		// A peek batch is a completed read under epoch scheduling; immediate mode opts in.
+		foldPeekResults: options.foldPeekResults ?? foldScheduling === "epoch",
 		providerTotalWindow: window,
 		toolActions,
-		blockingTools: options.blockingTools ?? DEFAULT_BLOCKING_TOOLS,
+		blockingTools,
 		readOnlyTools: options.readOnlyTools ?? DEFAULT_READ_ONLY_TOOLS,
 		evidenceIngestion: options.evidenceIngestion ?? true,
 	};

@@ -23,10 +23,11 @@ import type {
 	SessionEntry,
 	SessionProjection,
 } from "@earendil-works/pi-coding-agent";
-import { canonicalJson } from "../session/canonical.ts";
+import { rateCardFromModelCost } from "../cost/rate-card.ts";
 import { latestEdits } from "../session/projection.ts";
-import { promptTokensOf } from "../session/tokens.ts";
+import { estimateMessagesTokens, PI_CHARS_PER_TOKEN, promptTokensOf } from "../session/tokens.ts";
 import type { ActionOutcome, FoldChange, FoldWorkspace } from "./actions.ts";
+import { type CommitSummary, describeCommit, planCommit, type QueuedEntry, requeueLost } from "./commit.ts";
 import {
 	announce,
 	emptyInstrument,
@@ -37,11 +38,13 @@ import {
 	observeUsage,
 	type RewriteCause,
 } from "./instrument.ts";
-import { editDrafts, planWindow, projectWithDrafts } from "./materialize.ts";
+import { editDrafts, planWindow, projectionWithDrafts, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
+import { fenceVerdict, readWindow, servingBudget, tokenPrices, type WindowReading } from "./policy/budget.ts";
+import { type CommitDecision, decideCommit } from "./policy/ladder.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
 import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
-import { type StatusDetails, statusDetails } from "./status.ts";
+import { type AutomaticFacts, type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
 import { analyzeBranch } from "./units.ts";
@@ -56,9 +59,17 @@ export class FoldRuntime {
 	private instrumentState: InstrumentState = emptyInstrument();
 	private store: FoldStore = createMemoryFoldStore();
 	/** Custom entries decided mid-turn, persisted at the next boundary. */
-	private queued: { customType: string; data: unknown }[] = [];
+	private queued: QueuedEntry[] = [];
 	/** Entries handed to the last boundary; Pi drops a whole boundary when any draft in it is invalid. */
-	private inFlight: { customType: string; data: unknown }[] = [];
+	private inFlight: QueuedEntry[] = [];
+	/** The ladder's last commit and its last decision, for status. */
+	private lastCommit: CommitSummary | undefined;
+	private lastDecision: CommitDecision | undefined;
+	private commits = 0;
+	private cancelledCompactions = 0;
+	private fenceRefusals = 0;
+	/** A blocking tool ran since the last boundary: the prefix cache is presumed cold, a commit costs no extra re-read. */
+	private coldCache = false;
 	/** Why the next window rewrite happens; handed to the instrument when edits land. */
 	private causes = new Set<RewriteCause>();
 
@@ -78,6 +89,22 @@ export class FoldRuntime {
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
 		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
 		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("tool_call", (event) => {
+			if (this.options.blockingTools.includes(event.toolName)) this.coldCache = true;
+		});
+		pi.on("session_before_compact", async (event, ctx) => {
+			if (event.reason !== "threshold" || !ctx.model) return undefined;
+			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
+			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
+			const committed = await this.autoCommit(
+				ctx,
+				"threshold",
+				(reading, decision) => reading.total - decision.freedTokens <= line,
+			);
+			if (!committed) return undefined;
+			this.cancelledCompactions++;
+			return { cancel: true };
+		});
 		pi.on("agent_settled", (_event, ctx) => {
 			this.reconcile(ctx.sessionManager.getBranch());
 			this.flushQueued();
@@ -103,6 +130,9 @@ export class FoldRuntime {
 		this.queued = [];
 		this.inFlight = [];
 		this.causes.clear();
+		this.lastCommit = lastCommitOn(manager.getBranch(), this.options.entryTypePrefix);
+		this.lastDecision = undefined;
+		this.coldCache = false;
 		const file = manager.getSessionFile();
 		this.store = file
 			? openFileFoldStore({ sessionDir: manager.getSessionDir(), sessionId: manager.getSessionId() })
@@ -204,27 +234,92 @@ export class FoldRuntime {
 		this.causes.clear();
 	}
 
-	/**
-	 * Queue again whatever the last boundary did not persist. Edits need no
-	 * such care: they are recomputed from the fold state at every boundary.
-	 */
+	/** Queue again whatever the last boundary did not persist. */
 	private reconcile(branch: readonly SessionEntry[]): void {
-		if (this.inFlight.length === 0) return;
-		const key = (customType: string, data: unknown) => `${customType}\n${canonicalJson(data)}`;
-		const persisted = new Set(
-			branch.flatMap((entry) => (entry.type === "custom" ? [key(entry.customType, entry.data)] : [])),
-		);
-		const lost = this.inFlight.filter((entry) => !persisted.has(key(entry.customType, entry.data)));
+		this.queued = requeueLost(this.inFlight, this.queued, branch);
 		this.inFlight = [];
-		this.queued = [...lost, ...this.queued];
 	}
 
-	private onBoundary(
+	/** What the next request will hold once every decided edit is persisted. */
+	private readWindow(ctx: ExtensionContext, branch: readonly SessionEntry[]): WindowReading {
+		const drafts = this.pendingDrafts(ctx, branch);
+		const projection =
+			drafts.length > 0 ? projectionWithDrafts(branch, drafts) : ctx.sessionManager.buildSessionProjection();
+		return readWindow(projection, ctx.getSystemPrompt());
+	}
+
+	private budget(ctx: ExtensionContext): number | undefined {
+		return servingBudget({
+			tokens: null,
+			descriptor: ctx.model?.contextWindow,
+			providerTotalWindow: this.options.providerTotalWindow,
+			outputReservation: ctx.model?.maxTokens,
+		});
+	}
+
+	/**
+	 * Let the ladder decide a commit and apply it: every pending mark and
+	 * every fold the ladder picks land in the state at once, so the next
+	 * boundary (or the `context` preview) shows them as one rewrite.
+	 * `accept` may veto a forced commit that would not be enough.
+	 */
+	private async autoCommit(
+		ctx: ExtensionContext,
+		force?: "threshold" | "fence",
+		accept: (reading: WindowReading, decision: CommitDecision) => boolean = () => true,
+	): Promise<boolean> {
+		const branch = ctx.sessionManager.getBranch();
+		const reading = this.readWindow(ctx, branch);
+		const ws = this.workspace(ctx, "command");
+		const model = ctx.model;
+		const decision = decideCommit({
+			view: ws.view,
+			lattice: ws.lattice,
+			protectedIds: new Set(this.state.data.protected),
+			reading,
+			budget: this.budget(ctx),
+			prices: tokenPrices(model ? rateCardFromModelCost(model.id, model.cost, { api: model.api }) : undefined),
+			contextToolName: this.options.toolName,
+			foldPeekResults: this.options.foldPeekResults,
+			marks: this.state.data.marks,
+			freeRewrite: this.causes.size > 0 || this.coldCache,
+			force,
+		});
+		this.lastDecision = decision;
+		if (!decision.commit || !accept(reading, decision)) return false;
+		const planned = planCommit(decision, {
+			view: ws.view,
+			lattice: ws.lattice,
+			protectedIds: new Set(this.state.data.protected),
+			freshTailStart: decision.freshTailStart,
+			toolName: this.options.toolName,
+			cwd: ctx.cwd,
+		});
+		if (!planned) return false;
+		for (const [hash, source] of planned.sources) {
+			try {
+				await this.store.put(source, { expectedHash: hash });
+			} catch (error) {
+				// Nothing is applied: a fold whose source is not stored would not be one peek away.
+				this.lastDecision = { ...decision, commit: false, declined: `store write failed: ${String(error)}` };
+				return false;
+			}
+		}
+		this.apply({ ok: true, text: "", change: planned.change }, ctx);
+		this.queued.push({ customType: `${this.options.entryTypePrefix}:commit`, data: planned.summary });
+		this.lastCommit = planned.summary;
+		this.commits++;
+		this.coldCache = false;
+		return planned.change.records.length > 0;
+	}
+
+	private async onBoundary(
 		proposed: readonly SessionBoundaryDraft[],
 		ctx: ExtensionContext,
-	): { entries: SessionBoundaryDraft[] } | undefined {
+	): Promise<{ entries: SessionBoundaryDraft[] } | undefined> {
+		this.reconcile(ctx.sessionManager.getBranch());
+		await this.autoCommit(ctx);
 		const branch = ctx.sessionManager.getBranch();
-		this.reconcile(branch);
 		const drafts = this.pendingDrafts(ctx, branch);
 		if (drafts.length === 0 && this.queued.length === 0) return undefined;
 		const custom: SessionBoundaryDraft[] = this.queued.map((entry) => ({ type: "custom", ...entry }));
@@ -242,7 +337,15 @@ export class FoldRuntime {
 		return firstDivergence(this.instrumentState.digests, next) !== -1;
 	}
 
-	private onContext(messages: AgentMessage[], ctx: ExtensionContext): { messages: AgentMessage[] } | undefined {
+	private async onContext(
+		messages: AgentMessage[],
+		ctx: ExtensionContext,
+	): Promise<{ messages: AgentMessage[] } | undefined> {
+		const budget = this.budget(ctx);
+		if (budget !== undefined && this.requestTokens(messages, ctx) > budget) {
+			// Over budget: fold whatever is eligible now; the preview below sends it.
+			await this.autoCommit(ctx, "fence");
+		}
 		const branch = ctx.sessionManager.getBranch();
 		const projection = ctx.sessionManager.buildSessionProjection();
 		const drafts = this.pendingDrafts(ctx, branch, projection);
@@ -259,6 +362,14 @@ export class FoldRuntime {
 		// Pi structured-clones the event's messages, so hashing them would cost a full pass per request.
 		// When nothing was previewed and no handler added or removed messages, the persisted projection's
 		// own (memoized) objects stand for them.
+		const verdict = fenceVerdict(this.requestTokens(sent, ctx), budget, this.options.brandNoun);
+		if (!verdict.ok) {
+			// Out of band only: the window never carries the refusal.
+			this.fenceRefusals++;
+			ctx.ui.notify(verdict.message, "error");
+			ctx.abort();
+			return undefined;
+		}
 		const observedList = sent === messages && messages.length === persisted.length ? persisted : sent;
 		const observed = observeRequest(this.instrumentState, observedList);
 		this.instrumentState = observed.state;
@@ -268,6 +379,11 @@ export class FoldRuntime {
 			);
 		}
 		return sent === messages ? undefined : { messages: sent };
+	}
+
+	/** Estimated prompt tokens of a request: its messages plus the system prompt. */
+	private requestTokens(messages: readonly AgentMessage[], ctx: ExtensionContext): number {
+		return estimateMessagesTokens(messages) + Math.ceil(ctx.getSystemPrompt().length / PI_CHARS_PER_TOKEN);
 	}
 
 	/** The window's entries and folds with their ids (status detail "window"). */
@@ -292,8 +408,38 @@ export class FoldRuntime {
 			},
 			store: { kind: this.store.kind, location: this.store.location },
 			pendingEdits: this.pendingDrafts(ctx, ws.branch).length,
+			automatic: this.automaticFacts(ctx, ws),
 		});
 	}
+
+	private automaticFacts(ctx: ExtensionContext, ws: FoldWorkspace): AutomaticFacts {
+		const marks = this.state.data.marks;
+		const reading = marks.length > 0 ? this.readWindow(ctx, ws.branch) : undefined;
+		return {
+			scheduling: this.options.foldScheduling,
+			marks,
+			reading,
+			view: ws.view,
+			lastCommit: this.lastCommit,
+			lastCommitText: this.lastCommit ? describeCommit(this.lastCommit) : undefined,
+			declined: this.lastDecision?.commit === false ? this.lastDecision.declined : undefined,
+			commits: this.commits,
+			cancelledCompactions: this.cancelledCompactions,
+			fenceRefusals: this.fenceRefusals,
+		};
+	}
+}
+
+/** The newest commit summary on a branch, so status survives a resume. */
+function lastCommitOn(branch: readonly SessionEntry[], prefix: string): CommitSummary | undefined {
+	const type = `${prefix}:commit`;
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i];
+		if (entry?.type !== "custom" || entry.customType !== type) continue;
+		const data = entry.data as Partial<CommitSummary> | undefined;
+		if (data?.v === 1 && Array.isArray(data.folds) && typeof data.reason === "string") return data as CommitSummary;
+	}
+	return undefined;
 }
 
 /**

@@ -4,31 +4,17 @@
  * a snapshot; `details` carries the same facts structured for tools and UIs.
  */
 
+import type { CommitSummary } from "./commit.ts";
 import type { InstrumentState } from "./instrument.ts";
 import { type FoldTreeRow, foldTree } from "./lattice-view.ts";
+import type { FoldScheduling } from "./options.ts";
+import { type BudgetFacts, servingBudget, type WindowReading } from "./policy/budget.ts";
 import type { FoldLattice } from "./records.ts";
-import type { FoldState } from "./state.ts";
+import type { FoldState, PendingMark } from "./state.ts";
 import type { BranchView } from "./units.ts";
 
 /** Rewrite events shown in status text. */
 export const STATUS_REWRITE_EVENTS = 5;
-
-export interface BudgetFacts {
-	/** Estimated tokens of the current window (Pi's reading when it has one). */
-	tokens: number | null;
-	/** The transport's per-request max-input descriptor (model.contextWindow). */
-	descriptor: number | undefined;
-	/** `providerTotalWindow` when configured. */
-	providerTotalWindow: number | undefined;
-	/** Output tokens reserved per request (model.maxTokens). */
-	outputReservation: number | undefined;
-}
-
-/** Serving budget: the total window less the output reservation, or the descriptor when no total is known. */
-export function servingBudget(facts: BudgetFacts): number | undefined {
-	if (facts.providerTotalWindow !== undefined) return facts.providerTotalWindow - (facts.outputReservation ?? 0);
-	return facts.descriptor;
-}
 
 export interface FoldDetail {
 	id: string;
@@ -56,6 +42,41 @@ export interface StatusDetails {
 	/** Digest of each message of the last request, in order. */
 	digests: readonly string[];
 	skippedStateEntries: number;
+	automatic: AutomaticStatus;
+}
+
+/** What the runtime knows about its own folding, as the runtime hands it to status. */
+export interface AutomaticFacts {
+	scheduling: FoldScheduling;
+	marks: readonly PendingMark[];
+	/** The window as the next request will hold it; present when marks are pending. */
+	reading: WindowReading | undefined;
+	view: BranchView;
+	lastCommit: CommitSummary | undefined;
+	lastCommitText: string | undefined;
+	/** Why the last boundary did not commit, when it did not. */
+	declined: string | undefined;
+	commits: number;
+	cancelledCompactions: number;
+	fenceRefusals: number;
+}
+
+export interface PendingMarkStatus {
+	id: string;
+	origin: PendingMark["origin"];
+	/** Estimated share of the window committing this mark frees. */
+	freedShare: number | null;
+	/** Estimated already-sent tokens a commit of this mark alone would rewrite (from its first entry on). */
+	prefixTokensRewritten: number | null;
+}
+
+export interface AutomaticStatus {
+	scheduling: { mode: FoldScheduling; pendingMarks: PendingMarkStatus[] };
+	lastCommit: (CommitSummary & { text: string }) | null;
+	declined: string | null;
+	commits: number;
+	cancelledCompactions: number;
+	fenceRefusals: number;
 }
 
 export interface StatusInput {
@@ -66,6 +87,45 @@ export interface StatusInput {
 	budget: BudgetFacts;
 	store: { kind: "file" | "memory"; location: string };
 	pendingEdits: number;
+	automatic: AutomaticFacts;
+}
+
+/** Pending marks with what committing each would free and rewrite. */
+function pendingMarkStatus(facts: AutomaticFacts): PendingMarkStatus[] {
+	const { reading, view } = facts;
+	return facts.marks.map((mark) => {
+		const ids = new Set(mark.record.parts.flatMap((part) => (part.type === "entry" ? [part.entryId] : [])));
+		if (!reading || reading.total === 0)
+			return { id: mark.record.id, origin: mark.origin, freedShare: null, prefixTokensRewritten: null };
+		let first = -1;
+		let freed = 0;
+		let after = 0;
+		view.entries.forEach((entry, index) => {
+			const tokens = reading.entryTokens.get(entry.id) ?? 0;
+			if (ids.has(entry.id)) {
+				if (first === -1) first = index;
+				freed += tokens;
+			}
+			if (first !== -1) after += tokens;
+		});
+		return {
+			id: mark.record.id,
+			origin: mark.origin,
+			freedShare: freed / reading.total,
+			prefixTokensRewritten: first === -1 ? null : after - freed,
+		};
+	});
+}
+
+function automaticStatus(facts: AutomaticFacts): AutomaticStatus {
+	return {
+		scheduling: { mode: facts.scheduling, pendingMarks: pendingMarkStatus(facts) },
+		lastCommit: facts.lastCommit ? { ...facts.lastCommit, text: facts.lastCommitText ?? "" } : null,
+		declined: facts.declined ?? null,
+		commits: facts.commits,
+		cancelledCompactions: facts.cancelledCompactions,
+		fenceRefusals: facts.fenceRefusals,
+	};
 }
 
 export function statusDetails(input: StatusInput): StatusDetails {
@@ -106,6 +166,7 @@ export function statusDetails(input: StatusInput): StatusDetails {
 		instrument,
 		digests,
 		skippedStateEntries: input.state.skipped,
+		automatic: automaticStatus(input.automatic),
 	};
 }
 
@@ -123,6 +184,21 @@ export function formatStatus(details: StatusDetails, options: { tree: boolean; t
 		`Store: ${details.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : details.store.location}.`,
 		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed). Provider cache misses: ${instrument.cacheMissesProviderSide} on unrewritten windows, ${instrument.cacheMissesAfterRewrite} after rewrites.`,
 	];
+	const auto = details.automatic;
+	lines.push(
+		`Automatic: ${auto.scheduling.mode} scheduling; ${auto.commits} commits this run${auto.cancelledCompactions > 0 ? `, ${auto.cancelledCompactions} Pi threshold compactions cancelled for lossless folds` : ""}${auto.fenceRefusals > 0 ? `, ${auto.fenceRefusals} over-budget requests refused` : ""}.`,
+	);
+	if (auto.lastCommit) lines.push(`  last ${auto.lastCommit.text}.`);
+	if (auto.declined) lines.push(`  no commit at the last boundary: ${auto.declined}.`);
+	if (auto.scheduling.pendingMarks.length > 0) {
+		lines.push(`  pending marks (${auto.scheduling.pendingMarks.length}):`);
+		for (const mark of auto.scheduling.pendingMarks) {
+			const share = mark.freedShare === null ? "unknown" : `${(100 * mark.freedShare).toFixed(1)}%`;
+			lines.push(
+				`    ${mark.id} (${mark.origin}): frees ~${share} of the window, rewrites ~${num(mark.prefixTokensRewritten)} tokens`,
+			);
+		}
+	}
 	for (const event of instrument.history.slice(-STATUS_REWRITE_EVENTS)) {
 		lines.push(
 			`  rewrite at request ${event.request}: first change at message ${event.firstDivergentIndex} (${event.causes.join(", ") || "UNATTRIBUTED"})`,

@@ -14,6 +14,7 @@ import {
 	reboundary,
 	rebrief,
 	refoldFold,
+	unmarkFold,
 } from "./actions.ts";
 import type { ToolAction } from "./options.ts";
 import type { FoldRuntime } from "./runtime.ts";
@@ -36,7 +37,10 @@ function description(toolName: string, actions: readonly ToolAction[]): string {
 		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
 		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
 		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
-		`Folds land at the end of the current turn, in one rewrite. Example: ${toolName} {"action":"fold","ids":["<first id>","<last id>"]}`,
+		actions.includes("unmark")
+			? 'Folds are pending marks that cost nothing: the runtime commits every mark in one rewrite when that pays. unmark {"id"}: withdraw a pending mark.'
+			: "Folds land at the end of the current turn, in one rewrite.",
+		`Example: ${toolName} {"action":"fold","ids":["<first id>","<last id>"]}`,
 	].join("\n");
 }
 
@@ -111,6 +115,8 @@ async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: Extensio
 			return rebrief(ws, id, params.brief);
 		case "reboundary":
 			return reboundary(ws, id, params.ids, params.brief);
+		case "unmark":
+			return unmarkFold(ws, id);
 		default:
 			return { ok: false, code: "invalid-arguments", text: `Unknown action ${JSON.stringify(params.action)}.` };
 	}

@@ -7,6 +7,7 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { REAL_SESSIONS } from "../fixtures/session.ts";
 import { type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
 import {
 	createPiSandbox,
@@ -18,8 +19,8 @@ import {
 } from "../harness/pi-cli.ts";
 import { startRpc } from "../harness/pi-rpc.ts";
 
-/** A real v1 session log (read only). */
-const V1_LOG = "/work/shared/sessions/pi-mono-large-session.jsonl";
+/** A real v1 session log (read only), decompressed from the repo's fixtures. */
+const V1_LOG = REAL_SESSIONS.large;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

@@ -41,9 +41,19 @@ describe("resolveOptions", () => {
 		});
 	});
 
-	it("refuses epoch scheduling until pending marks exist, rather than folding immediately behind the user's back", () => {
-		expect(() => resolveOptions({ foldScheduling: "epoch" })).toThrow(/not available/);
-		expect(() => resolveOptions({ toolActions: ["status", "unmark"] })).toThrow(/unmark/);
+	it("epoch scheduling adds unmark and classifies peeks as completed reads; immediate refuses unmark", () => {
+		const epoch = resolveOptions({ foldScheduling: "epoch" });
+		expect(epoch.toolActions).toContain("unmark");
+		expect(epoch.foldPeekResults).toBe(true);
+		const immediate = resolveOptions({});
+		expect(immediate.foldScheduling).toBe("immediate");
+		expect(immediate.toolActions).not.toContain("unmark");
+		expect(immediate.foldPeekResults).toBe(false);
+		expect(resolveOptions({ foldPeekResults: true }).foldPeekResults).toBe(true);
+		expect(() => resolveOptions({ toolActions: ["status", "unmark"] })).toThrow(/unmark.*epoch/);
+		expect(() => resolveOptions({ foldScheduling: "lazy" as never })).toThrow(/foldScheduling "lazy"/);
+		expect(() => resolveOptions({ blockingTools: "Agent" as never })).toThrow(/blockingTools/);
+		expect(resolveOptions({ blockingTools: [] }).blockingTools).toEqual([]);
 	});
 
 	it("refuses option values Pi could not use, naming them", () => {

@@ -1,0 +1,109 @@
+/**
+ * The serving budget every ratio is measured against, the window's token
+ * reading, the prices a commit is weighed with, and the provider-window
+ * fence. Pure functions over plain facts the runtime reads from Pi.
+ */
+
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { SessionProjection } from "@earendil-works/pi-coding-agent";
+import type { RateCard } from "../../cost/rate-card.ts";
+import { longContextThreshold, ratesFor } from "../../cost/rate-card.ts";
+import { estimateMessageTokens, PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
+
+export interface BudgetFacts {
+	/** Estimated tokens of the current window (Pi's reading when it has one). */
+	tokens: number | null;
+	/** The transport's per-request max-input descriptor (model.contextWindow). */
+	descriptor: number | undefined;
+	/** `providerTotalWindow` when configured. */
+	providerTotalWindow: number | undefined;
+	/** Output tokens reserved per request (model.maxTokens). */
+	outputReservation: number | undefined;
+}
+
+/** Serving budget: the total window less the output reservation, or the descriptor when no total is known. */
+export function servingBudget(facts: BudgetFacts): number | undefined {
+	if (facts.providerTotalWindow !== undefined) return facts.providerTotalWindow - (facts.outputReservation ?? 0);
+	return facts.descriptor;
+}
+
+/** Window tokens per projected entry, and their sum plus the fixed part (system prompt, tool declarations). */
+export interface WindowReading {
+	/** Entry id → estimated tokens it contributes to the window now (0 when omitted). */
+	entryTokens: ReadonlyMap<string, number>;
+	/** Estimated tokens of the system prompt and tool declarations. */
+	fixedTokens: number;
+	/** fixedTokens plus every entry's tokens. */
+	total: number;
+}
+
+/** Estimate the window Pi would send for a projection: Pi's own chars/4 rule per message. */
+export function readWindow(
+	projection: Pick<SessionProjection, "entries">,
+	fixedText: string,
+	tokensOf: (message: AgentMessage) => number = estimateMessageTokens,
+): WindowReading {
+	const entryTokens = new Map<string, number>();
+	let total = Math.ceil(fixedText.length / PI_CHARS_PER_TOKEN);
+	for (const entry of projection.entries) {
+		let tokens = 0;
+		for (const message of entry.messages) if (message.role !== "system") tokens += tokensOf(message);
+		entryTokens.set(entry.sourceEntry.id, (entryTokens.get(entry.sourceEntry.id) ?? 0) + tokens);
+		total += tokens;
+	}
+	return { entryTokens, fixedTokens: total - sum(entryTokens.values()), total };
+}
+
+function sum(values: Iterable<number>): number {
+	let total = 0;
+	for (const value of values) total += value;
+	return total;
+}
+
+/**
+ * Relative prices of one prompt token, the only prices a commit decision
+ * needs: carrying a token costs `cached` per request, re-reading one after a
+ * rewrite costs `uncached`.
+ */
+export interface TokenPrices {
+	uncached: number;
+	cached: number;
+	/** Prompt size above which every token of a request is billed at a higher tier; null when flat. */
+	longContextAbove: number | null;
+}
+
+/**
+ * Cached-to-uncached price ratio assumed when the model has no usable price
+ * (a local or free model): OpenAI, Anthropic and Google all bill a cache
+ * read at about a tenth of fresh input.
+ */
+export const DEFAULT_CACHED_PRICE_RATIO = 0.1;
+
+/** Prices for the decision from a rate card, or the default ratio when the card is missing or free. */
+export function tokenPrices(card: RateCard | undefined): TokenPrices {
+	if (!card) return { uncached: 1, cached: DEFAULT_CACHED_PRICE_RATIO, longContextAbove: null };
+	const rates = ratesFor(card, 0).rates;
+	const uncached = card.freshInputBilling === "cacheWrite" ? rates.cacheWrite : rates.input;
+	if (!(uncached > 0) || !(rates.cacheRead >= 0) || rates.cacheRead >= uncached) {
+		return { uncached: 1, cached: DEFAULT_CACHED_PRICE_RATIO, longContextAbove: longContextThreshold(card) };
+	}
+	return { uncached, cached: rates.cacheRead, longContextAbove: longContextThreshold(card) };
+}
+
+/** What the fence says about a request about to go out. */
+export type FenceVerdict = { ok: true } | { ok: false; tokens: number; budget: number; message: string };
+
+/**
+ * The provider-window fence: a request whose estimated prompt exceeds the
+ * serving budget would be refused by the provider (or silently truncated),
+ * so it must not be sent. Called after every lossless fold was tried.
+ */
+export function fenceVerdict(tokens: number, budget: number | undefined, brandNoun: string): FenceVerdict {
+	if (budget === undefined || tokens <= budget) return { ok: true };
+	return {
+		ok: false,
+		tokens,
+		budget,
+		message: `${brandNoun}: request not sent: the window is ~${tokens.toLocaleString("en-US")} tokens, over the serving budget of ${budget.toLocaleString("en-US")}, and no lossless fold can make room. Run /compact, or expand less.`,
+	};
+}

@@ -1,0 +1,401 @@
+/**
+ * The automatic ladder: which spans the runtime may fold on its own, and
+ * whether a commit now pays for itself.
+ *
+ * Rungs, stalest first: pending marks (epoch), completed read-only tool
+ * batches, any other completed tool batch (every fold is lossless), peek
+ * batches when `foldPeekResults` is on, and, under pressure only, closed
+ * chapters; consolidation of existing folds once more than ten are visible
+ * or the window passes 85%. Nothing in the fresh tail ever folds.
+ *
+ * A commit re-bills, uncached, every already-sent token after its first
+ * changed byte; a stale token kept costs its cached price on every request.
+ * The decision is rent-or-buy: commit once the cached price already paid for
+ * carrying the foldable mass reaches the price of the rewrite. That schedule
+ * never pays more than twice the best schedule chosen in hindsight, and it
+ * folds large stale outputs within a request or two while small ones wait
+ * until enough of them accumulate. The occupancy backstop and the
+ * long-context guard override the price.
+ */
+
+import { indexLattice, type LatticeIndex } from "../lattice-index.ts";
+import { MIN_CHAPTER_UNITS } from "../lattice-rules.ts";
+import type { FoldLattice } from "../records.ts";
+import type { PendingMark } from "../state.ts";
+import { type BranchView, closedChapters, type StructuralUnit } from "../units.ts";
+import type { TokenPrices, WindowReading } from "./budget.ts";
+
+/** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
+export const FRESH_TAIL_MIN_UNITS = 1;
+/** …and extends back over whole units until it holds this many tokens, so small recent results stay raw. */
+export const FRESH_TAIL_MIN_TOKENS = 8_192;
+/** At or above this occupancy of the serving budget the ladder commits whatever the price (the spec's line). */
+export const BACKSTOP_OCCUPANCY = 0.8;
+/** Past this occupancy consolidation of existing folds is allowed regardless of how many are visible. */
+export const CONSOLIDATION_OCCUPANCY = 0.85;
+/** More visible collapsed folds than this makes consolidation eligible (keeps the brief index tidy). */
+export const MAX_VISIBLE_FOLDS = 10;
+/** Commit before a request crosses this share of a long-context price tier: past it every token costs more. */
+export const LONG_CONTEXT_GUARD = 0.9;
+/** Estimated window tokens of one brief with its header: a brief is at most 1,200 characters. */
+export const BRIEF_TOKENS_ESTIMATE = 325;
+/** A candidate must free at least this much to be worth a brief. */
+export const MIN_CANDIDATE_FREED_TOKENS = 256;
+/** A commit below this is not worth its rewrite: providers cache in blocks of about 1,024 tokens. */
+export const MIN_COMMIT_FREED_TOKENS = 1_024;
+
+export type Rung = "mark" | "read-only" | "tool" | "peek" | "chapter" | "consolidation";
+
+/** One span the ladder proposes, with what folding it would free. */
+export interface LadderCandidate {
+	rung: Rung;
+	kind: "tool-batch" | "chapter" | "consolidation";
+	/** Entry range `[start, end)` on the branch. */
+	start: number;
+	end: number;
+	/** Request ends (entry ids) or, for a consolidation, the fold ids. */
+	ids: string[];
+	freedTokens: number;
+	/** Requests that already carried it (assistant responses after it). */
+	age: number;
+	/** The pending mark this candidate commits, when it is one. */
+	mark?: PendingMark;
+}
+
+export type CommitReason = "priced" | "backstop" | "long-context" | "free-rewrite" | "threshold" | "fence";
+
+export interface LadderInput {
+	view: BranchView;
+	lattice: FoldLattice;
+	protectedIds: ReadonlySet<string>;
+	reading: WindowReading;
+	budget: number | undefined;
+	prices: TokenPrices;
+	contextToolName: string;
+	foldPeekResults: boolean;
+	marks: readonly PendingMark[];
+	/** A rewrite happens at this boundary anyway (expand, refold, …) or the cache is cold: committing adds no re-read. */
+	freeRewrite: boolean;
+	/** Pi is about to compact ("threshold") or a request is over budget ("fence"): fold everything eligible. */
+	force?: "threshold" | "fence";
+}
+
+export interface CommitDecision {
+	commit: boolean;
+	reason?: CommitReason;
+	/** Why no commit happened, for status. */
+	declined?: string;
+	selected: LadderCandidate[];
+	/** Marks left pending because they reach into the fresh tail. */
+	held: PendingMark[];
+	freshTailStart: number;
+	occupancy: number | null;
+	freedTokens: number;
+	/** Already-sent tokens after the first changed byte: re-read uncached after the commit. */
+	rewrittenTokens: number;
+	/** Cached price already paid for carrying the selected mass (rent). */
+	carriedCost: number;
+	/** Extra price of the re-read (buy). */
+	rewriteCost: number;
+	/** Price saved on each later request by not carrying the freed tokens. */
+	savingsPerRequest: number;
+}
+
+/** Tokens an entry range shows in the window now. */
+function rangeTokens(view: BranchView, reading: WindowReading, start: number, end: number): number {
+	let total = 0;
+	for (let i = start; i < end; i++) total += reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
+	return total;
+}
+
+/**
+ * Where the ladder's fresh tail starts: the newest `FRESH_TAIL_MIN_UNITS`
+ * context units, extended back over whole units until the tail holds
+ * `FRESH_TAIL_MIN_TOKENS`. Inside one long turn too: it counts units, not turns.
+ */
+export function ladderFreshTailStart(view: BranchView, reading: WindowReading): number {
+	let units = 0;
+	let tokens = 0;
+	let start = view.entries.length;
+	for (let u = view.units.length - 1; u >= 0; u--) {
+		const unit = view.units[u];
+		if (!unit) break;
+		if (unit.kind === "barrier") break;
+		start = unit.start;
+		if (!unit.context) continue;
+		units++;
+		tokens += rangeTokens(view, reading, unit.start, unit.end);
+		if (units >= FRESH_TAIL_MIN_UNITS && tokens >= FRESH_TAIL_MIN_TOKENS) break;
+	}
+	return start;
+}
+
+/** Index of the first entry the provider has not yet seen in a prompt: the newest assistant response. */
+export function firstUnsentIndex(view: BranchView): number {
+	for (let i = view.entries.length - 1; i >= 0; i--) {
+		const entry = view.entries[i];
+		if (entry?.type === "message" && entry.message.role === "assistant") return i;
+	}
+	return 0;
+}
+
+/** Assistant responses after each entry index: how many requests carried what sits there. */
+function responsesAfter(view: BranchView): number[] {
+	const after = new Array<number>(view.entries.length + 1).fill(0);
+	for (let i = view.entries.length - 1; i >= 0; i--) {
+		const entry = view.entries[i];
+		const isResponse = entry?.type === "message" && entry.message.role === "assistant";
+		after[i] = (after[i + 1] ?? 0) + (isResponse ? 1 : 0);
+	}
+	return after;
+}
+
+/** Entry ranges covered by any placed fold, collapsed or expanded: never proposed again. */
+function coveredBy(index: LatticeIndex): (start: number, end: number) => boolean {
+	const ranges = [...index.placed.values()].map((fold) => [fold.start, fold.end] as const);
+	return (start, end) => ranges.some(([a, b]) => start < b && a < end);
+}
+
+/** The context tool's calls in a batch: a batch of only peeks is a completed read; any other call keeps it raw. */
+function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: string): "peek" | "other" | "none" {
+	if (!unit.toolNames.includes(toolName)) return "none";
+	const call = view.entries[unit.start];
+	if (call?.type !== "message" || call.message.role !== "assistant") return "other";
+	for (const part of call.message.content) {
+		if (part.type !== "toolCall" || part.name !== toolName) continue;
+		if ((part.arguments as { action?: unknown }).action !== "peek") return "other";
+	}
+	return "peek";
+}
+
+function hasProtected(view: BranchView, protectedIds: ReadonlySet<string>, start: number, end: number): boolean {
+	if (protectedIds.size === 0) return false;
+	for (let i = start; i < end; i++) if (protectedIds.has(view.entries[i]?.id ?? "")) return true;
+	return false;
+}
+
+/** Tokens a tool batch frees: its results' window tokens less the brief that replaces them. */
+function batchFreed(view: BranchView, reading: WindowReading, unit: StructuralUnit): number {
+	let results = 0;
+	for (let i = unit.start; i < unit.end; i++) {
+		const entry = view.entries[i];
+		if (entry?.type === "message" && entry.message.role === "toolResult")
+			results += reading.entryTokens.get(entry.id) ?? 0;
+	}
+	return results - BRIEF_TOKENS_ESTIMATE;
+}
+
+/** Entry range of a pending mark on this branch, or undefined when its entries are gone. */
+function markRange(
+	view: BranchView,
+	lattice: FoldLattice,
+	mark: PendingMark,
+): { start: number; end: number } | undefined {
+	const leaves: number[] = [];
+	const visit = (parts: PendingMark["record"]["parts"]): void => {
+		for (const part of parts) {
+			if (part.type === "entry") leaves.push(view.indexById.get(part.entryId) ?? -1);
+			else {
+				const child = lattice.folds.get(part.foldId);
+				if (child) visit(child.parts);
+				else leaves.push(-1);
+			}
+		}
+	};
+	visit(mark.record.parts);
+	if (leaves.length === 0 || leaves.some((index) => index < 0)) return undefined;
+	return { start: Math.min(...leaves), end: Math.max(...leaves) + 1 };
+}
+
+/** Every span the ladder could fold now, stalest first, with the marks held back by the fresh tail. */
+export function ladderCandidates(
+	input: LadderInput,
+	tailStart: number,
+	pressure: boolean,
+): { candidates: LadderCandidate[]; held: PendingMark[] } {
+	const { view, reading } = input;
+	const index = indexLattice(input.lattice, view);
+	const covered = coveredBy(index);
+	const after = responsesAfter(view);
+	const held: PendingMark[] = [];
+	const marked: LadderCandidate[] = [];
+	for (const mark of input.marks) {
+		const range = markRange(view, input.lattice, mark);
+		if (!range) continue;
+		if (range.end > tailStart) {
+			held.push(mark);
+			continue;
+		}
+		const first = view.entries[range.start]?.id ?? "";
+		const last = view.entries[range.end - 1]?.id ?? "";
+		marked.push({
+			rung: "mark",
+			kind: mark.record.kind,
+			start: range.start,
+			end: range.end,
+			ids: mark.record.kind === "consolidation" ? childIds(mark) : [first, last],
+			freedTokens: Math.max(0, rangeTokens(view, reading, range.start, range.end) - BRIEF_TOKENS_ESTIMATE),
+			age: after[range.end] ?? 0,
+			mark,
+		});
+	}
+	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
+
+	const batches: LadderCandidate[] = [];
+	for (const unit of view.units) {
+		if (unit.kind !== "tool-batch" || !unit.completed || unit.end > tailStart) continue;
+		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end)) continue;
+		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
+		const contextTool = contextToolRung(view, unit, input.contextToolName);
+		if (contextTool === "other" || (contextTool === "peek" && !input.foldPeekResults)) continue;
+		const freed = batchFreed(view, reading, unit);
+		if (freed < MIN_CANDIDATE_FREED_TOKENS) continue;
+		const id = view.entries[unit.start]?.id ?? "";
+		batches.push({
+			rung: contextTool === "peek" ? "peek" : unit.readOnly ? "read-only" : "tool",
+			kind: "tool-batch",
+			start: unit.start,
+			end: unit.end,
+			ids: [id, id],
+			freedTokens: freed,
+			age: after[unit.end] ?? 0,
+		});
+	}
+	// Read-only batches first: they are the spec's own rung; the rest follow, stalest first within each.
+	const rungOrder: Record<Rung, number> = { mark: 0, "read-only": 1, peek: 1, tool: 2, chapter: 3, consolidation: 4 };
+	batches.sort((a, b) => rungOrder[a.rung] - rungOrder[b.rung] || a.start - b.start);
+
+	const chapters: LadderCandidate[] = [];
+	if (pressure) {
+		for (const chapter of closedChapters(view, MIN_CHAPTER_UNITS)) {
+			if (chapter.end > tailStart) break;
+			const root = index.rootAt.get(chapter.start);
+			if (root && root.end >= chapter.end) continue;
+			if (hasProtected(view, input.protectedIds, chapter.start, chapter.end)) continue;
+			const inner = [...marked, ...batches].filter((c) => c.start >= chapter.start && c.end <= chapter.end);
+			const innerFreed = inner.reduce((total, c) => total + c.freedTokens, 0);
+			const freed = rangeTokens(view, reading, chapter.start, chapter.end) - innerFreed - BRIEF_TOKENS_ESTIMATE;
+			if (freed < MIN_CANDIDATE_FREED_TOKENS) continue;
+			chapters.push({
+				rung: "chapter",
+				kind: "chapter",
+				start: chapter.start,
+				end: chapter.end,
+				ids: [view.entries[chapter.start]?.id ?? "", view.entries[chapter.end - 1]?.id ?? ""],
+				freedTokens: freed,
+				age: after[chapter.end] ?? 0,
+			});
+		}
+	}
+	const consolidation = consolidationCandidate(input, index, tailStart, after, pressure);
+	const candidates = [...marked, ...batches, ...chapters];
+	if (consolidation && !candidates.some((c) => c.start < consolidation.end && consolidation.start < c.end)) {
+		candidates.push(consolidation);
+	}
+	return { candidates, held };
+}
+
+function childIds(mark: PendingMark): string[] {
+	return mark.record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
+}
+
+/**
+ * The oldest run of two or more adjacent collapsed top-level folds, once
+ * more than `MAX_VISIBLE_FOLDS` are visible or occupancy passes
+ * `CONSOLIDATION_OCCUPANCY`.
+ */
+function consolidationCandidate(
+	input: LadderInput,
+	index: LatticeIndex,
+	tailStart: number,
+	after: readonly number[],
+	pressure: boolean,
+): LadderCandidate | undefined {
+	const roots = index.ordered.filter((fold) => fold.parentId === undefined && fold.end <= tailStart);
+	const occupancy = input.budget ? input.reading.total / input.budget : 0;
+	if (roots.length <= MAX_VISIBLE_FOLDS && !(pressure && occupancy >= CONSOLIDATION_OCCUPANCY)) return undefined;
+	const { view, reading } = input;
+	let run: typeof roots = [];
+	for (const fold of roots) {
+		const previous = run.at(-1);
+		const adjacent = previous !== undefined && rangeTokens(view, reading, previous.end, fold.start) === 0;
+		if (previous && !adjacent) {
+			if (run.length >= 2) break;
+			run = [];
+		}
+		run.push(fold);
+	}
+	if (run.length < 2) return undefined;
+	const first = run[0];
+	const last = run.at(-1);
+	if (!first || !last) return undefined;
+	const freed = rangeTokens(view, reading, first.start, last.end) - BRIEF_TOKENS_ESTIMATE;
+	if (freed < MIN_CANDIDATE_FREED_TOKENS) return undefined;
+	return {
+		rung: "consolidation",
+		kind: "consolidation",
+		start: first.start,
+		end: last.end,
+		ids: run.map((fold) => fold.id),
+		freedTokens: freed,
+		age: after[last.end] ?? 0,
+	};
+}
+
+/** Closed chapters not yet folded as a whole that end before `tailStart`, oldest first, by their end entry ids. */
+export function unfoldedChapters(
+	view: BranchView,
+	lattice: FoldLattice,
+	tailStart: number,
+): { first: string; last: string }[] {
+	const index = indexLattice(lattice, view);
+	const out: { first: string; last: string }[] = [];
+	for (const chapter of closedChapters(view, MIN_CHAPTER_UNITS)) {
+		if (chapter.end > tailStart) break;
+		if (index.rootAt.get(chapter.start)?.end === chapter.end) continue;
+		const first = view.entries[chapter.start]?.id;
+		const last = view.entries[chapter.end - 1]?.id;
+		if (first && last) out.push({ first, last });
+	}
+	return out;
+}
+
+/** Decide whether this boundary commits, and what. */
+export function decideCommit(input: LadderInput): CommitDecision {
+	const { view, reading, prices } = input;
+	const tailStart = ladderFreshTailStart(view, reading);
+	const occupancy = input.budget ? reading.total / input.budget : null;
+	const pressure = input.force !== undefined || (occupancy !== null && occupancy >= BACKSTOP_OCCUPANCY);
+	const { candidates, held } = ladderCandidates(input, tailStart, pressure);
+	const freedTokens = candidates.reduce((total, c) => total + c.freedTokens, 0);
+	const firstChange = candidates.reduce((min, c) => Math.min(min, c.start), view.entries.length);
+	const sent = rangeTokens(view, reading, firstChange, Math.max(firstChange, firstUnsentIndex(view)));
+	const rewrittenTokens = Math.max(0, sent - freedTokens);
+	const carriedCost = prices.cached * candidates.reduce((total, c) => total + c.freedTokens * c.age, 0);
+	const rewriteCost = input.freeRewrite ? 0 : (prices.uncached - prices.cached) * rewrittenTokens;
+	const base = {
+		selected: candidates,
+		held,
+		freshTailStart: tailStart,
+		occupancy,
+		freedTokens,
+		rewrittenTokens,
+		carriedCost,
+		rewriteCost,
+		savingsPerRequest: prices.cached * freedTokens,
+	};
+	const decline = (declined: string): CommitDecision => ({ ...base, commit: false, declined, selected: [] });
+	const commit = (reason: CommitReason): CommitDecision => ({ ...base, commit: true, reason });
+	if (candidates.length === 0) return decline("nothing eligible outside the fresh tail");
+	if (input.force) return commit(input.force);
+	if (pressure) return commit("backstop");
+	if (freedTokens < MIN_COMMIT_FREED_TOKENS)
+		return decline(`eligible spans free ~${freedTokens} tokens, under ${MIN_COMMIT_FREED_TOKENS}`);
+	const longAbove = prices.longContextAbove;
+	if (longAbove !== null && reading.total >= LONG_CONTEXT_GUARD * longAbove) return commit("long-context");
+	if (input.freeRewrite) return commit("free-rewrite");
+	if (carriedCost >= rewriteCost) return commit("priced");
+	return decline(
+		`carrying the eligible ~${freedTokens} tokens has cost ${carriedCost.toFixed(0)} so far; the rewrite would cost ${rewriteCost.toFixed(0)} (price units)`,
+	);
+}

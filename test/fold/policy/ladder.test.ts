@@ -1,0 +1,277 @@
+/**
+ * The automatic ladder and the commit it plans: every constant pinned at its
+ * edge, over small single-turn branches built like a long staged session.
+ */
+
+import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { planCommit } from "../../../src/fold/commit.ts";
+import { createFold, type FoldOptions } from "../../../src/fold/lattice.ts";
+import { readWindow, type TokenPrices } from "../../../src/fold/policy/budget.ts";
+import {
+	BACKSTOP_OCCUPANCY,
+	decideCommit,
+	FRESH_TAIL_MIN_TOKENS,
+	type LadderInput,
+	LONG_CONTEXT_GUARD,
+	ladderCandidates,
+	ladderFreshTailStart,
+	MAX_VISIBLE_FOLDS,
+	MIN_COMMIT_FREED_TOKENS,
+} from "../../../src/fold/policy/ladder.ts";
+import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/records.ts";
+import type { PendingMark } from "../../../src/fold/state.ts";
+import { analyzeBranch } from "../../../src/fold/units.ts";
+import { FoldBranch } from "../../fixtures/fold.ts";
+
+const PRICES: TokenPrices = { uncached: 1, cached: 0.1, longContextAbove: null };
+const AGENT: FoldOptions = { origin: "agent" };
+
+/** Text of about `tokens` estimated tokens (Pi counts four characters a token). */
+const filler = (tokens: number, tag: string) => `${tag}\n${"x".repeat(tokens * 4)}`;
+
+/** One user message, then one staged tool call per size, each answered by a result of that many tokens. */
+function stages(sizes: readonly number[], tool = "repo_stage") {
+	const b = new FoldBranch();
+	b.user("Run every stage.");
+	const calls: string[] = [];
+	sizes.forEach((tokens, k) => {
+		const id = `s${k + 1}`;
+		calls.push(b.calls([{ id, name: tool, args: { stage: k + 1 } }]));
+		b.result(id, tool, filler(tokens, `STAGE ${k + 1}`));
+	});
+	return { entries: b.entries, calls, builder: b };
+}
+
+function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> = {}): LadderInput {
+	const view = analyzeBranch(entries);
+	const reading = readWindow(buildSessionProjection(entries), "");
+	return {
+		view,
+		lattice: emptyLattice(),
+		protectedIds: new Set(),
+		reading,
+		budget: 1_000_000,
+		prices: PRICES,
+		contextToolName: "active_context",
+		foldPeekResults: false,
+		marks: [],
+		freeRewrite: false,
+		...overrides,
+	};
+}
+
+/** A lattice with one tool-batch fold per named call id. */
+function foldedLattice(entries: FoldBranch["entries"], callIds: readonly string[]): FoldLattice {
+	const view = analyzeBranch(entries);
+	let lattice = emptyLattice();
+	for (const id of callIds) {
+		const made = createFold(lattice, view, { kind: "tool-batch", first: id }, AGENT);
+		if (isRefusal(made)) throw new Error(made.message);
+		lattice = made.lattice;
+	}
+	return lattice;
+}
+
+describe("fresh tail", () => {
+	it("keeps the newest unit raw when it alone holds the minimum tokens", () => {
+		const { entries, calls } = stages([9_000, 9_000, 9_000]);
+		const ladder = input(entries);
+		const start = ladderFreshTailStart(ladder.view, ladder.reading);
+		expect(entries[start]?.id).toBe(calls[2]);
+	});
+
+	it("extends back over whole units until it holds FRESH_TAIL_MIN_TOKENS, inside one long turn", () => {
+		const small = Math.ceil(FRESH_TAIL_MIN_TOKENS / 4);
+		const { entries, calls } = stages([9_000, small, small, small, small]);
+		const ladder = input(entries);
+		const start = ladderFreshTailStart(ladder.view, ladder.reading);
+		// Four small units reach the minimum only together (their shells add a little), so the big stage is outside.
+		expect(entries[start]?.id).toBe(calls[1]);
+		const { candidates } = ladderCandidates(ladder, start, false);
+		expect(candidates.map((c) => c.ids[0])).toEqual([calls[0]]);
+	});
+});
+
+describe("commit pricing", () => {
+	it("commits a large stale result once carrying it has cost more than the rewrite", () => {
+		const { entries, calls } = stages([9_000, 9_000]);
+		const decision = decideCommit(input(entries));
+		expect(decision).toMatchObject({ commit: true, reason: "priced" });
+		expect(decision.selected.map((c) => c.ids[0])).toEqual([calls[0]]);
+		expect(decision.carriedCost).toBeGreaterThanOrEqual(decision.rewriteCost);
+	});
+
+	it("declines when the rewrite costs more than carrying the mass so far, and says why", () => {
+		// A mid-sized stale result ahead of a large already-sent one: folding it re-reads the large one.
+		const { entries, calls } = stages([2_000, 10_000, 9_000]);
+		const protectedIds = new Set([entries[4]?.id ?? ""]);
+		const decision = decideCommit(input(entries, { protectedIds }));
+		expect(decision.commit).toBe(false);
+		expect(decision.declined).toMatch(/rewrite would cost/);
+		expect(decision.rewriteCost).toBeGreaterThan(decision.carriedCost);
+		// The same span commits for free when the boundary rewrites anyway.
+		const free = decideCommit(input(entries, { protectedIds, freeRewrite: true }));
+		expect(free).toMatchObject({ commit: true, reason: "free-rewrite" });
+		expect(free.selected.map((c) => c.ids[0])).toEqual([calls[0]]);
+	});
+
+	it("commits at 80% occupancy of the serving budget whatever the price, not at 79.9%", () => {
+		const { entries } = stages([2_000, 10_000, 9_000]);
+		const protectedIds = new Set([entries[4]?.id ?? ""]);
+		const total = input(entries).reading.total;
+		const below = decideCommit(input(entries, { protectedIds, budget: Math.ceil(total / 0.799) }));
+		const at = decideCommit(input(entries, { protectedIds, budget: Math.floor(total / BACKSTOP_OCCUPANCY) }));
+		expect(below.occupancy).toBeLessThan(BACKSTOP_OCCUPANCY);
+		expect(below.commit).toBe(false);
+		expect(at.occupancy).toBeGreaterThanOrEqual(BACKSTOP_OCCUPANCY);
+		expect(at).toMatchObject({ commit: true, reason: "backstop" });
+	});
+
+	it("commits before a long-context price tier whatever the price", () => {
+		const { entries } = stages([2_000, 10_000, 9_000]);
+		const protectedIds = new Set([entries[4]?.id ?? ""]);
+		const total = input(entries).reading.total;
+		const tiered = { ...PRICES, longContextAbove: Math.floor(total / LONG_CONTEXT_GUARD) };
+		expect(decideCommit(input(entries, { protectedIds, prices: tiered }))).toMatchObject({
+			commit: true,
+			reason: "long-context",
+		});
+		const far = { ...PRICES, longContextAbove: Math.ceil(total / LONG_CONTEXT_GUARD) + 10 };
+		expect(decideCommit(input(entries, { protectedIds, prices: far })).commit).toBe(false);
+	});
+
+	it("never commits less than MIN_COMMIT_FREED_TOKENS outside pressure", () => {
+		const { entries } = stages([MIN_COMMIT_FREED_TOKENS, 9_000]);
+		const decision = decideCommit(input(entries, { freeRewrite: true }));
+		expect(decision.commit).toBe(false);
+		expect(decision.declined).toMatch(/under 1024/);
+	});
+
+	it("never proposes protected or already-folded batches, nor anything in the fresh tail", () => {
+		const { entries, calls } = stages([9_000, 9_000, 9_000, 9_000]);
+		const lattice = foldedLattice(entries, ["s1"]);
+		const protectedIds = new Set([entries[4]?.id ?? ""]);
+		const decision = decideCommit(input(entries, { lattice, protectedIds }));
+		expect(decision.selected.map((c) => c.ids[0])).toEqual([calls[2]]);
+	});
+});
+
+describe("rungs", () => {
+	it("takes read-only batches before other tool batches", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		const bash = b.tool({ id: "b1", name: "bash", args: { command: "make" } }, filler(3_000, "make"));
+		const read = b.tool({ id: "r1", name: "read", args: { path: "a.ts" } }, filler(3_000, "a.ts"));
+		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
+		const { candidates } = ladderCandidates(input(b.entries), b.entries.length - 2, false);
+		expect(candidates.map((c) => [c.rung, c.ids[0]])).toEqual([
+			["read-only", read],
+			["tool", bash],
+		]);
+	});
+
+	it("folds a peek batch only with foldPeekResults", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		const peek = b.tool(
+			{ id: "p1", name: "active_context", args: { action: "peek", id: "f-0123456789ab" } },
+			filler(3_000, "peeked"),
+		);
+		b.tool({ id: "f1", name: "active_context", args: { action: "status" } }, filler(3_000, "status"));
+		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
+		const tail = b.entries.length - 2;
+		expect(ladderCandidates(input(b.entries), tail, false).candidates).toEqual([]);
+		const withPeeks = ladderCandidates(input(b.entries, { foldPeekResults: true }), tail, false).candidates;
+		expect(withPeeks.map((c) => [c.rung, c.ids[0]])).toEqual([["peek", peek]]);
+	});
+
+	it(`consolidates only past ${MAX_VISIBLE_FOLDS} visible folds`, () => {
+		const sizes = new Array(MAX_VISIBLE_FOLDS + 2).fill(2_000);
+		sizes.push(9_000);
+		const { entries } = stages(sizes);
+		const ids = sizes.slice(0, -1).map((_, k) => `s${k + 1}`);
+		const ten = ladderCandidates(
+			input(entries, { lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS)) }),
+			entries.length - 2,
+			false,
+		);
+		expect(ten.candidates.some((c) => c.rung === "consolidation")).toBe(false);
+		const eleven = ladderCandidates(
+			input(entries, { lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS + 1)) }),
+			entries.length - 2,
+			false,
+		);
+		const consolidation = eleven.candidates.find((c) => c.rung === "consolidation");
+		expect(consolidation?.ids).toHaveLength(MAX_VISIBLE_FOLDS + 1);
+	});
+
+	it("folds closed chapters only under pressure", () => {
+		const b = new FoldBranch();
+		const first = b.user(filler(3_000, "first question"));
+		const last = b.assistant(filler(3_000, "first answer"));
+		b.user("second question");
+		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
+		const tail = b.entries.length - 2;
+		expect(ladderCandidates(input(b.entries), tail, false).candidates).toEqual([]);
+		const pressed = ladderCandidates(input(b.entries), tail, true).candidates;
+		expect(pressed.map((c) => [c.rung, ...c.ids])).toEqual([["chapter", first, last]]);
+	});
+});
+
+describe("marks at commit", () => {
+	function markOn(entries: FoldBranch["entries"], callId: string): PendingMark {
+		const made = createFold(emptyLattice(), analyzeBranch(entries), { kind: "tool-batch", first: callId }, AGENT);
+		if (isRefusal(made)) throw new Error(made.message);
+		return { record: made.record, origin: "agent" };
+	}
+
+	it("holds a mark inside the fresh tail and commits the others with the top-up in one pass", () => {
+		const { entries } = stages([9_000, 9_000, 9_000]);
+		const old = markOn(entries, "s1");
+		const fresh = markOn(entries, "s3");
+		const ladder = input(entries, { marks: [old, fresh] });
+		const decision = decideCommit(ladder);
+		expect(decision.held.map((m) => m.record.id)).toEqual([fresh.record.id]);
+		const planned = planCommit(decision, {
+			view: ladder.view,
+			lattice: ladder.lattice,
+			protectedIds: new Set(),
+			freshTailStart: decision.freshTailStart,
+			toolName: "active_context",
+			cwd: "/",
+		});
+		expect(planned?.summary.folds.map((f) => [f.rung, f.origin])).toEqual([
+			["mark", "agent"],
+			["tool", "ladder"],
+		]);
+		// A committed mark is the identical record an immediate fold of the span makes.
+		expect(planned?.change.records[0]).toEqual(old.record);
+		expect(planned?.change.ops).toEqual([{ op: "clear-marks", ids: [old.record.id] }]);
+	});
+
+	it("refuses a mark that became protected, naming it, and applies the rest", () => {
+		const { entries } = stages([9_000, 9_000, 9_000]);
+		const mark = markOn(entries, "s1");
+		const protectedIds = new Set([entries[2]?.id ?? ""]);
+		const ladder = input(entries, { marks: [mark], protectedIds, freeRewrite: true });
+		const decision = decideCommit(ladder);
+		const planned = planCommit(decision, {
+			view: ladder.view,
+			lattice: ladder.lattice,
+			protectedIds,
+			freshTailStart: decision.freshTailStart,
+			toolName: "active_context",
+			cwd: "/",
+		});
+		expect(planned?.summary.refused).toEqual([
+			expect.objectContaining({
+				id: mark.record.id,
+				code: "protected",
+				message: expect.stringContaining(entries[2]?.id ?? "?"),
+			}),
+		]);
+		expect(planned?.summary.folds.map((f) => f.origin)).toEqual(["ladder"]);
+		expect(planned?.change.ops).toEqual([{ op: "clear-marks", ids: [mark.record.id] }]);
+	});
+});
