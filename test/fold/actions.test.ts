@@ -10,13 +10,14 @@ import {
 	reboundary,
 	rebrief,
 	refoldFold,
+	unmarkFold,
 } from "../../src/fold/actions.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { emptyFoldState, type FoldState, liveLattice, persistChange } from "../../src/fold/state.ts";
 import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
-import { threeTurns } from "../fixtures/fold.ts";
+import { FoldBranch, threeTurns } from "../fixtures/fold.ts";
 
 /** A workspace over a branch; `apply` folds outcomes into the state the way the runtime does. */
 function workspace(entries: SessionEntry[], store: FoldStore = createMemoryFoldStore()) {
@@ -198,5 +199,46 @@ describe("peek by entry address", () => {
 			expect(result.change).toBeUndefined();
 		}
 		expect(await peekFold(ws(), "@nothere")).toMatchObject({ ok: false, code: "unknown-id" });
+	});
+});
+
+describe("epoch scheduling", () => {
+	/** A branch whose first batch is followed by more than the immediate tail. */
+	function longBranch() {
+		const b = new FoldBranch();
+		b.user("go");
+		b.tool({ id: "old", name: "bash" }, "o".repeat(8_000));
+		b.tool({ id: "next", name: "bash" }, "n".repeat(12_000));
+		b.tool({ id: "tail", name: "bash" }, "t".repeat(400));
+		return b.entries;
+	}
+
+	function epochWorkspace(entries: SessionEntry[]) {
+		const base = workspace(entries);
+		const ws = (): FoldWorkspace => ({ ...base.ws(), options: resolveOptions({ foldScheduling: "epoch" }) });
+		return { ...base, ws };
+	}
+
+	it("records a pending mark that changes nothing in the window, stores the source, and unmark withdraws it", async () => {
+		const { ws, apply, state, store } = epochWorkspace(longBranch());
+		const marked = await foldSpan(ws(), ["old"]);
+		expect(marked).toMatchObject({ ok: true, change: { records: [], causes: [] } });
+		expect(marked.text).toMatch(/^Marked tool-batch f-[0-9a-f]{12} .*next commit.*unmark/);
+		apply(marked);
+		expect(state().data.marks.map((mark) => [mark.record.id, mark.origin])).toEqual([[marked.foldId, "agent"]]);
+		expect(state().records).toEqual([]);
+		expect(await store.has(state().data.marks[0]?.record.sourceHash ?? "")).toBe(true);
+		expect((await foldSpan(ws(), ["old"])).text).toMatch(/^Already marked/);
+		const withdrawn = unmarkFold(ws(), marked.foldId ?? "");
+		apply(withdrawn);
+		expect(state().data.marks).toEqual([]);
+		expect(unmarkFold(ws(), marked.foldId ?? "")).toMatchObject({ ok: false, code: "not-marked" });
+	});
+
+	it("applies a fold in the last few messages at once, as immediate mode would", async () => {
+		const { ws } = epochWorkspace(longBranch());
+		const near = await foldSpan(ws(), ["next"]);
+		expect(near).toMatchObject({ ok: true, change: { causes: ["commit"] } });
+		expect(near.change?.records).toHaveLength(1);
 	});
 });

@@ -1,0 +1,146 @@
+/**
+ * The runtime folding on its own in the real Pi 1.6.0 host (SDK, faux
+ * model): one user turn, two dozen large results of a tool that is not
+ * read-only, a small window. Checked against the exact requests the model
+ * received: occupancy stays in band, every rewrite is a runtime commit, Pi
+ * never compacts, every folded stage is one exact peek away; and epoch
+ * scheduling moves far fewer bytes than immediate folding for the same agent.
+ */
+
+import type { Message } from "@earendil-works/pi-ai";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
+import { afterEach, describe, expect, it } from "vitest";
+import { simulatePrefixCache } from "../../src/cost/prefix-cache.ts";
+import { peekFold } from "../../src/fold/actions.ts";
+import { messageDigest } from "../../src/fold/instrument.ts";
+import type { PiFoldOptions } from "../../src/fold/options.ts";
+import { BACKSTOP_OCCUPANCY } from "../../src/fold/policy/ladder.ts";
+import type { FoldRuntime } from "../../src/fold/runtime.ts";
+import { registerPiFold } from "../../src/index.ts";
+import { estimateMessageTokens } from "../../src/session/tokens.ts";
+import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
+
+const WINDOW = 40_000;
+const STAGES = 24;
+/** About 6,000 tokens per stage result: three or four fill the window. */
+const STAGE_LINES = 600;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const fact = (stage: number) => `FACT-${stage}-${(stage * 7919).toString(36)}`;
+
+/** Deterministic stage output with one planted fact. */
+function stageText(stage: number): string {
+	const lines = [`stage ${stage} report`, `planted: ${fact(stage)}`];
+	for (let i = 0; i < STAGE_LINES; i++) lines.push(`stage ${stage} line ${i}: ${"lorem ipsum ".repeat(3)}`);
+	return lines.join("\n");
+}
+
+async function stagedSession(options: PiFoldOptions): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
+	let runtime: FoldRuntime | undefined;
+	const extension = (pi: ExtensionAPI) => {
+		runtime = registerPiFold(pi, options);
+		pi.registerTool({
+			name: "repo_stage",
+			label: "Stage",
+			description: "Run one stage of the assignment",
+			parameters: Type.Object({ stage: Type.Integer() }),
+			async execute(_id, params) {
+				return { content: [{ type: "text", text: stageText(params.stage) }], details: {} };
+			},
+		});
+	};
+	const harness = await createSdkHarness({
+		extensions: [extension],
+		tools: ["repo_stage", "active_context"],
+		contextWindow: WINDOW,
+		settings: { compaction: { enabled: true, reserveTokens: 4_096, keepRecentTokens: 8_000 } },
+	});
+	cleanups.push(() => harness.dispose());
+	if (!runtime) throw new Error("fold runtime not loaded");
+	return { harness, runtime };
+}
+
+/** One agentic turn: stage k each response; `marking` also folds stage k−2 alongside stage k. */
+async function runStages(harness: SdkHarness, marking: boolean): Promise<void> {
+	for (let k = 1; k <= STAGES; k++) {
+		const calls = [toolCall("repo_stage", { stage: k }, `st-${k}`)];
+		if (marking && k > 2) calls.push(toolCall("active_context", { action: "fold", ids: [`st-${k - 2}`] }, `mk-${k}`));
+		harness.enqueue(callTools(calls));
+	}
+	harness.enqueue(reply("All stages done."));
+	await harness.run("Run all stages.");
+}
+
+const withoutSystem = (messages: readonly Message[]) => messages.filter((m) => m.role !== "system");
+const requestTokens = (messages: readonly Message[]) =>
+	withoutSystem(messages).reduce((total, message) => total + estimateMessageTokens(message), 0);
+
+/** Uncached prompt tokens over the run: each request less its longest common prefix with any earlier one. */
+function uncachedTokens(harness: SdkHarness): number {
+	const requests = harness.requests.map((request) => ({
+		messages: withoutSystem(request.messages).map((message) => ({
+			digest: messageDigest(message),
+			tokens: estimateMessageTokens(message),
+		})),
+	}));
+	return simulatePrefixCache(requests).freshTokens;
+}
+
+function statusOf(harness: SdkHarness, runtime: FoldRuntime) {
+	return runtime.status(harness.session.extensionRunner.createContext());
+}
+
+describe("automatic ladder in Pi", () => {
+	it("keeps a long single turn in band with lossless folds only: no compaction, every rewrite a commit", async () => {
+		const { harness, runtime } = await stagedSession({});
+		await runStages(harness, false);
+		expect(harness.requests).toHaveLength(STAGES + 1);
+		const peak = Math.max(...harness.requests.map((request) => requestTokens(request.messages)));
+		expect(peak).toBeLessThanOrEqual(BACKSTOP_OCCUPANCY * WINDOW);
+		const branch = harness.session.sessionManager.getBranch();
+		expect(branch.filter((entry) => entry.type === "compaction")).toEqual([]);
+		const status = statusOf(harness, runtime);
+		expect(status.automatic.commits).toBeGreaterThan(0);
+		expect(status.instrument.unattributed).toBe(0);
+		expect(status.instrument.rewrites).toBeLessThanOrEqual(status.automatic.commits);
+		for (const event of status.instrument.history) expect(event.causes).toContain("commit");
+		// The newest stage is raw in the last request; every older one is folded and one exact peek away.
+		const last = JSON.stringify(harness.requests.at(-1)?.messages);
+		expect(last).toContain(fact(STAGES));
+		expect(last).not.toContain(fact(1));
+		const ws = runtime.workspace(harness.session.extensionRunner.createContext(), "command");
+		const folded = status.folds.filter((fold) => fold.kind === "tool-batch");
+		expect(folded.length).toBeGreaterThanOrEqual(STAGES - 3);
+		for (const fold of folded) {
+			const peek = await peekFold(ws, fold.id);
+			expect(peek.ok).toBe(true);
+			expect(peek.text).toContain(`source sha256 ${fold.sourceHash} verified`);
+		}
+		const peeks = await Promise.all([1, 2, STAGES - 2].map((k) => peekFold(ws, folded[k - 1]?.id ?? "")));
+		[1, 2, STAGES - 2].forEach((k, i) => expect(peeks[i]?.text).toContain(fact(k)));
+	});
+
+	it("epoch marks move no bytes and cost far less uncached input than folding each mark immediately", async () => {
+		const epoch = await stagedSession({ foldScheduling: "epoch" });
+		await runStages(epoch.harness, true);
+		const immediate = await stagedSession({ foldScheduling: "immediate" });
+		await runStages(immediate.harness, true);
+
+		const epochStatus = statusOf(epoch.harness, epoch.runtime);
+		const immediateStatus = statusOf(immediate.harness, immediate.runtime);
+		for (const status of [epochStatus, immediateStatus]) expect(status.instrument.unattributed).toBe(0);
+		// In epoch mode only runtime commits rewrite: a mark alone never changes a sent byte.
+		for (const event of epochStatus.instrument.history) expect(event.causes).toEqual(["commit"]);
+		expect(epochStatus.instrument.rewrites).toBeLessThan(immediateStatus.instrument.rewrites);
+		expect(uncachedTokens(epoch.harness)).toBeLessThan(uncachedTokens(immediate.harness));
+		for (const harness of [epoch.harness, immediate.harness]) {
+			const branch = harness.session.sessionManager.getBranch();
+			expect(branch.filter((entry) => entry.type === "compaction")).toEqual([]);
+		}
+	});
+});
