@@ -24,7 +24,13 @@ import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from ".
 const WINDOW = 40_000;
 const STAGES = 24;
 /** About 6,000 tokens per stage result: three or four fill the window. */
-const STAGE_LINES = 600;
+const LARGE_STAGE_LINES = 600;
+/**
+ * About 1,500 tokens per stage: small enough that several stay in the fresh
+ * tail and the ladder waits for them to accumulate, so the agent's own marks
+ * are what moves bytes.
+ */
+const SMALL_STAGE_LINES = 150;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -34,13 +40,16 @@ afterEach(async () => {
 const fact = (stage: number) => `FACT-${stage}-${(stage * 7919).toString(36)}`;
 
 /** Deterministic stage output with one planted fact. */
-function stageText(stage: number): string {
+function stageText(stage: number, stageLines: number): string {
 	const lines = [`stage ${stage} report`, `planted: ${fact(stage)}`];
-	for (let i = 0; i < STAGE_LINES; i++) lines.push(`stage ${stage} line ${i}: ${"lorem ipsum ".repeat(3)}`);
+	for (let i = 0; i < stageLines; i++) lines.push(`stage ${stage} line ${i}: ${"lorem ipsum ".repeat(3)}`);
 	return lines.join("\n");
 }
 
-async function stagedSession(options: PiFoldOptions): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
+async function stagedSession(
+	options: PiFoldOptions,
+	stageLines = LARGE_STAGE_LINES,
+): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
 		runtime = registerPiFold(pi, options);
@@ -50,7 +59,7 @@ async function stagedSession(options: PiFoldOptions): Promise<{ harness: SdkHarn
 			description: "Run one stage of the assignment",
 			parameters: Type.Object({ stage: Type.Integer() }),
 			async execute(_id, params) {
-				return { content: [{ type: "text", text: stageText(params.stage) }], details: {} };
+				return { content: [{ type: "text", text: stageText(params.stage, stageLines) }], details: {} };
 			},
 		});
 	};
@@ -126,9 +135,9 @@ describe("automatic ladder in Pi", () => {
 	});
 
 	it("epoch marks move no bytes and cost far less uncached input than folding each mark immediately", async () => {
-		const epoch = await stagedSession({ foldScheduling: "epoch" });
+		const epoch = await stagedSession({ foldScheduling: "epoch" }, SMALL_STAGE_LINES);
 		await runStages(epoch.harness, true);
-		const immediate = await stagedSession({ foldScheduling: "immediate" });
+		const immediate = await stagedSession({ foldScheduling: "immediate" }, SMALL_STAGE_LINES);
 		await runStages(immediate.harness, true);
 
 		const epochStatus = statusOf(epoch.harness, epoch.runtime);
@@ -136,7 +145,7 @@ describe("automatic ladder in Pi", () => {
 		for (const status of [epochStatus, immediateStatus]) expect(status.instrument.unattributed).toBe(0);
 		// In epoch mode only runtime commits rewrite: a mark alone never changes a sent byte.
 		for (const event of epochStatus.instrument.history) expect(event.causes).toEqual(["commit"]);
-		expect(epochStatus.instrument.rewrites).toBeLessThan(immediateStatus.instrument.rewrites);
+		expect(epochStatus.instrument.rewrites).toBeLessThan(immediateStatus.instrument.rewrites / 2);
 		expect(uncachedTokens(epoch.harness)).toBeLessThan(uncachedTokens(immediate.harness));
 		for (const harness of [epoch.harness, immediate.harness]) {
 			const branch = harness.session.sessionManager.getBranch();

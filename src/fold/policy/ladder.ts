@@ -156,16 +156,25 @@ function coveredBy(index: LatticeIndex): (start: number, end: number) => boolean
 	return (start, end) => ranges.some(([a, b]) => start < b && a < end);
 }
 
-/** The context tool's calls in a batch: a batch of only peeks is a completed read; any other call keeps it raw. */
-function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: string): "peek" | "other" | "none" {
+/**
+ * How the context tool's calls classify a batch. A peek brings back source
+ * the agent may be about to work from, so a batch with one is a completed
+ * read only with `foldPeekResults`. Other context-tool calls (fold receipts,
+ * status) ride along with whatever else the batch holds; a batch of nothing
+ * but those is bookkeeping and stays.
+ */
+function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: string): "peek" | "bookkeeping" | "none" {
 	if (!unit.toolNames.includes(toolName)) return "none";
 	const call = view.entries[unit.start];
-	if (call?.type !== "message" || call.message.role !== "assistant") return "other";
+	if (call?.type !== "message" || call.message.role !== "assistant") return "bookkeeping";
+	let peek = false;
+	let other = false;
 	for (const part of call.message.content) {
-		if (part.type !== "toolCall" || part.name !== toolName) continue;
-		if ((part.arguments as { action?: unknown }).action !== "peek") return "other";
+		if (part.type !== "toolCall") continue;
+		if (part.name !== toolName) other = true;
+		else if ((part.arguments as { action?: unknown }).action === "peek") peek = true;
 	}
-	return "peek";
+	return peek ? "peek" : other ? "none" : "bookkeeping";
 }
 
 function hasProtected(view: BranchView, protectedIds: ReadonlySet<string>, start: number, end: number): boolean {
@@ -247,7 +256,7 @@ export function ladderCandidates(
 		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end)) continue;
 		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
 		const contextTool = contextToolRung(view, unit, input.contextToolName);
-		if (contextTool === "other" || (contextTool === "peek" && !input.foldPeekResults)) continue;
+		if (contextTool === "bookkeeping" || (contextTool === "peek" && !input.foldPeekResults)) continue;
 		const freed = batchFreed(view, reading, unit);
 		if (freed < MIN_CANDIDATE_FREED_TOKENS) continue;
 		const id = view.entries[unit.start]?.id ?? "";

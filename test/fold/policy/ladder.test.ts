@@ -275,3 +275,20 @@ describe("marks at commit", () => {
 		expect(planned?.change.ops).toEqual([{ op: "clear-marks", ids: [mark.record.id] }]);
 	});
 });
+
+describe("batches holding context-tool calls", () => {
+	it("folds a stage result that shares its batch with a fold call, but never a batch of bookkeeping alone", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		const mixed = b.calls([
+			{ id: "s1", name: "repo_stage", args: { stage: 1 } },
+			{ id: "m1", name: "active_context", args: { action: "fold", ids: ["x"] } },
+		]);
+		b.result("s1", "repo_stage", filler(3_000, "stage 1"));
+		b.result("m1", "active_context", "Marked f-0123456789ab");
+		b.tool({ id: "st", name: "active_context", args: { action: "status" } }, filler(3_000, "status"));
+		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
+		const { candidates } = ladderCandidates(input(b.entries), b.entries.length - 2, false);
+		expect(candidates.map((c) => [c.rung, c.ids[0]])).toEqual([["tool", mixed]]);
+	});
+});
