@@ -48,6 +48,22 @@ export interface Benchmark {
 	prepare: () => Promise<PreparedBench> | PreparedBench;
 }
 
+/**
+ * A benchmark that writes its own report instead of timing cases (e.g. the
+ * agent benchmark, which runs whole Pi sessions and reports what they cost).
+ * `report` returns the result file's body and name; `log` prints progress.
+ */
+export interface ReportBenchmark {
+	name: string;
+	description: string;
+	presets: readonly string[];
+	defaultPreset: string;
+	report: (
+		preset: string,
+		context: { command: string; date: string; machine: MachineFacts; log: (line: string) => void },
+	) => Promise<{ body: string; file: string }>;
+}
+
 /** A benchmark that cannot run here: `skip` is not an error (missing optional data); otherwise it fails. */
 export class BenchUnavailable extends Error {
 	readonly skip: boolean;

@@ -11,6 +11,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
+import { briefFacts, labelRanges, truncateText } from "./brief.ts";
 import type { RewriteCause } from "./instrument.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "./lattice.ts";
 import { foldTree } from "./lattice-view.ts";
@@ -242,10 +243,26 @@ export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, b
 	const header = [
 		`Fold ${record.id} (${record.kind}), source sha256 ${record.sourceHash} verified.`,
 		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}, one canonical JSON session entry per line. ${next}`,
-		...(children.length > 0 ? [`Child folds, each peekable: ${children.join(", ")}.`] : []),
+		...(children.length > 0 ? [`Child folds, each peekable: ${childList(ws, children)}.`] : []),
 		"The window is unchanged; expand restores this span in place.",
 	];
 	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
+}
+
+/** Most child folds a peek header names; a consolidation of more lists the rest by count. */
+export const PEEK_CHILDREN_LISTED = 64;
+/** Bound on one child's label summary in a peek header. */
+const PEEK_CHILD_LABEL_CHARS = 60;
+
+/** Child fold ids with the step labels each covers, so a narrow peek can go straight to the right one. */
+function childList(ws: FoldWorkspace, children: readonly string[]): string {
+	const listed = children.slice(0, PEEK_CHILDREN_LISTED).map((id) => {
+		const entries = leafEntries(ws, id);
+		const labels = isRefusal(entries) ? [] : labelRanges(briefFacts(entries).labels);
+		return labels.length > 0 ? `${id} (${truncateText(labels.join(", "), PEEK_CHILD_LABEL_CHARS)})` : id;
+	});
+	const rest = children.length - listed.length;
+	return rest > 0 ? `${listed.join(", ")} and ${rest} more` : listed.join(", ");
 }
 
 function peekEntry(

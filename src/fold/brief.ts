@@ -138,12 +138,44 @@ function briefBody(input: BriefInput, facts: BriefFacts): string {
 	add("Errors", boundedList(facts.errors, "; ", limits.errors - 8), limits.errors);
 	add("Files", boundedList(facts.files, ", ", limits.files - 7), limits.files);
 	add("Commands", boundedList(facts.commands, "; ", limits.commands - 10), limits.commands);
-	add("Steps", boundedList(facts.labels, ", ", limits.steps - 7), limits.steps);
+	add("Steps", boundedList(labelRanges(facts.labels), ", ", limits.steps - 7), limits.steps);
 	add("Inner folds", boundedList(input.childFoldIds ?? [], ", ", limits.innerFolds - 13), limits.innerFolds);
 	add("Searches", boundedList(facts.searches, "; ", limits.searches - 10), limits.searches);
 	const tools = [...facts.tools].map(([name, count]) => `${name} ×${count}`);
 	add("Tools", boundedList(tools, ", ", limits.tools - 7), limits.tools);
 	return lines.join("\n");
+}
+
+/** A label the range compressor can join: a word and a whole number ("stage 12"). */
+const NUMBERED_LABEL = /^(.*\S) (\d{1,9})$/;
+
+/**
+ * Collapse runs of numbered labels with the same word into ranges, so a fold
+ * over sixty stages still names every one of them: "stage 1–60", not
+ * "stage 1, stage 2, … (+50 more)". Order of first appearance is kept.
+ */
+export function labelRanges(labels: readonly string[]): string[] {
+	const out: string[] = [];
+	let run: { word: string; first: number; last: number } | undefined;
+	const flush = () => {
+		if (!run) return;
+		out.push(run.first === run.last ? `${run.word} ${run.first}` : `${run.word} ${run.first}–${run.last}`);
+		run = undefined;
+	};
+	for (const label of labels) {
+		const match = NUMBERED_LABEL.exec(label);
+		const word = match?.[1];
+		const number = match ? Number(match[2]) : Number.NaN;
+		if (word !== undefined && run && run.word === word && number === run.last + 1) {
+			run.last = number;
+			continue;
+		}
+		flush();
+		if (word !== undefined) run = { word, first: number, last: number };
+		else out.push(label);
+	}
+	flush();
+	return out;
 }
 
 /** Join items until `max` would be exceeded, then say how many were left out. Undefined when empty. */

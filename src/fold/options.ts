@@ -32,7 +32,7 @@ export type ToolAction = (typeof TOOL_ACTIONS)[number];
 
 export type FoldScheduling = "immediate" | "epoch";
 /** Default scheduling; see docs/benchmarks.md for the measurement behind it. */
-export const DEFAULT_FOLD_SCHEDULING: FoldScheduling = "immediate";
+export const DEFAULT_FOLD_SCHEDULING: FoldScheduling = "epoch";
 
 export interface PiFoldOptions {
 	toolName?: string;

@@ -242,3 +242,22 @@ describe("epoch scheduling", () => {
 		expect(near.change?.records).toHaveLength(1);
 	});
 });
+
+describe("peek of a consolidation", () => {
+	it("names each child fold with the steps it covers, so the agent can peek the one it needs", async () => {
+		const b = new FoldBranch();
+		b.user("go");
+		b.tool({ id: "s1", name: "repo_stage", args: { stage: 1 } }, "one");
+		b.tool({ id: "s2", name: "repo_stage", args: { stage: 2 } }, "two");
+		b.assistant("done");
+		const { ws, apply } = workspace(b.entries);
+		const first = await foldSpan(ws(), ["s1"]);
+		apply(first);
+		const second = await foldSpan(ws(), ["s2"]);
+		apply(second);
+		const joined = await foldSpan(ws(), [first.foldId ?? "", second.foldId ?? ""]);
+		apply(joined);
+		const peek = await peekFold(ws(), joined.foldId ?? "", 0, 10);
+		expect(peek.text).toContain(`Child folds, each peekable: ${first.foldId} (stage 1), ${second.foldId} (stage 2).`);
+	});
+});

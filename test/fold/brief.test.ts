@@ -4,6 +4,7 @@ import {
 	boundedList,
 	deterministicBrief,
 	finishBrief,
+	labelRanges,
 	recallCalls,
 	truncateText,
 } from "../../src/fold/brief.ts";
@@ -136,5 +137,18 @@ describe("brief bounding", () => {
 		expect(boundedList(["aa", "bb"], ", ", 20)).toBe("aa, bb");
 		expect(boundedList([], ", ", 20)).toBeUndefined();
 		expect(boundedList(["a".repeat(50), "b"], ", ", 20)?.length).toBeLessThanOrEqual(20);
+	});
+
+	it("joins consecutive numbered labels of one word into ranges, keeping everything else in order", () => {
+		const stages = Array.from({ length: 60 }, (_, i) => `stage ${i + 1}`);
+		expect(labelRanges(stages)).toEqual(["stage 1–60"]);
+		expect(labelRanges(["stage 1", "stage 2", "step 3", "stage 4", "stage 5", "lint", "stage 7"])).toEqual([
+			"stage 1–2",
+			"step 3",
+			"stage 4–5",
+			"lint",
+			"stage 7",
+		]);
+		expect(labelRanges(["stage 2", "stage 1"])).toEqual(["stage 2", "stage 1"]);
 	});
 });

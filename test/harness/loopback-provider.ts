@@ -7,7 +7,8 @@
  * tool pairing, reports simulated prompt-cache reads in the streamed usage, and
  * plays scripted replies (text, tool calls) as server-sent events, or scripted
  * provider errors (an HTTP status with an error body, e.g. a context overflow).
- * When the script runs out it answers with a short fixed text. The rules
+ * When the script runs out it answers with a short fixed text, or asks the
+ * `respond` function (a scripted agent) when one is given. The rules
  * themselves live in provider-rules.ts; this file is the thin adapter around them.
  */
 
@@ -17,6 +18,7 @@ import {
 	canonicalPromptText,
 	estimateOutputTokens,
 	type PairingDefect,
+	type PromptCacheRules,
 	type PromptCacheUsage,
 	pairingDefects,
 	simulatePromptCache,
@@ -78,6 +80,8 @@ export interface RecordedRequest {
 	defects: PairingDefect[];
 	/** What was streamed back; undefined for a refused or failed request. */
 	reply?: ScriptedReply;
+	/** Completion tokens reported for the reply (same chars/4 estimate); undefined when nothing was streamed. */
+	completionTokens?: number;
 	/** The scripted error this request was answered with, if any. */
 	failure?: ScriptedFailure["fail"];
 }
@@ -91,6 +95,10 @@ export interface LoopbackProviderOptions {
 	script?: ScriptStep[];
 	/** Refuse requests with pairing defects with HTTP 400, as a real provider does. Default true. */
 	refuseInvalid?: boolean;
+	/** Answers every request once the script is empty (instead of the fixed fallback text). */
+	respond?: (request: RecordedRequest) => ScriptedReply | ScriptedFailure;
+	/** Provider cache rounding (minimum prefix, block size); default: the ideal cache. */
+	cacheRules?: PromptCacheRules;
 }
 
 export interface LoopbackProvider {
@@ -163,7 +171,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			headers: headerRecord(req),
 			body,
 			prompt,
-			cache: simulatePromptCache(prompt, acceptedPrompts),
+			cache: simulatePromptCache(prompt, acceptedPrompts, options.cacheRules),
 			defects,
 		};
 		requests.push(recorded);
@@ -181,8 +189,8 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			return;
 		}
 		const step = script.shift();
-		const played =
-			step === undefined ? say(LOOPBACK_FALLBACK_TEXT) : typeof step === "function" ? step(recorded) : step;
+		const fallback = options.respond ?? (() => say(LOOPBACK_FALLBACK_TEXT));
+		const played = step === undefined ? fallback(recorded) : typeof step === "function" ? step(recorded) : step;
 		if (isFailure(played)) {
 			recorded.failure = played.fail;
 			sendJson(res, played.fail.status, { error: { message: played.fail.message, type: "invalid_request_error" } });
@@ -192,6 +200,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 		acceptedPrompts.push(prompt);
 		const reply = played;
 		recorded.reply = reply;
+		recorded.completionTokens = replyCompletionTokens(reply);
 		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
 		for (const chunk of replyChunks(reply, body.model ?? "loopback", recorded))
 			res.write(`data: ${JSON.stringify(chunk)}\n\n`);
@@ -237,10 +246,8 @@ export function replyChunks(
 	const chunks: object[] = [chunk({ delta: { role: "assistant", content: "" }, finish_reason: null })];
 	const text = reply.text ?? "";
 	for (const piece of slices(text)) chunks.push(chunk({ delta: { content: piece }, finish_reason: null }));
-	let outputChars = text;
 	for (const [position, call] of (reply.toolCalls ?? []).entries()) {
 		const args = JSON.stringify(call.arguments);
-		outputChars += call.name + args;
 		chunks.push(
 			chunk({
 				delta: {
@@ -259,7 +266,7 @@ export function replyChunks(
 	}
 	const finish = (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop";
 	chunks.push(chunk({ delta: {}, finish_reason: finish }));
-	const completionTokens = estimateOutputTokens(outputChars);
+	const completionTokens = replyCompletionTokens(reply);
 	chunks.push(
 		chunk(undefined, {
 			usage: {
@@ -272,6 +279,13 @@ export function replyChunks(
 		}),
 	);
 	return chunks;
+}
+
+/** Completion tokens the loopback reports for a reply: text plus each call's name and JSON arguments, at chars/4. */
+export function replyCompletionTokens(reply: ScriptedReply): number {
+	let outputChars = reply.text ?? "";
+	for (const call of reply.toolCalls ?? []) outputChars += call.name + JSON.stringify(call.arguments);
+	return estimateOutputTokens(outputChars);
 }
 
 function slices(text: string): string[] {

@@ -63,6 +63,8 @@ export interface PiSandbox {
 	baseUrl: string;
 	/** Extension paths passed with `-e` on every run. */
 	extensions: readonly string[];
+	/** Extra environment variables for every Pi child (set by the caller, e.g. a bench extension's configuration). */
+	env: Readonly<Record<string, string>>;
 	dispose(): void;
 }
 
@@ -74,6 +76,21 @@ export interface PiSandboxOptions {
 	/** Extra settings.json content for the agent dir. */
 	settings?: Record<string, unknown>;
 	contextWindow?: number;
+	/** Output limit the loopback model declares; default LOOPBACK_MAX_TOKENS. */
+	maxTokens?: number;
+	/** Prices (USD per million tokens, pi-ai `ModelCost` shape) the loopback model declares; default all zero. */
+	cost?: LoopbackModelCost;
+	/** Extra environment variables for every Pi child. */
+	env?: Record<string, string>;
+}
+
+/** A models.json `cost` block: base rates plus optional request-wide tiers, as pi-ai reads it. */
+export interface LoopbackModelCost {
+	input: number;
+	output: number;
+	cacheRead: number;
+	cacheWrite: number;
+	tiers?: { inputTokensAbove: number; input: number; output: number; cacheRead: number; cacheWrite: number }[];
 }
 
 /** Create the temp tree and write models.json (and settings.json) into the agent dir. */
@@ -94,12 +111,15 @@ export function createPiSandbox(options: PiSandboxOptions): PiSandbox {
 		sessionDir,
 		baseUrl: options.baseUrl,
 		extensions: options.extensions ?? [REPO_ROOT],
+		env: { ...(options.env ?? {}) },
 		dispose: () => rmSync(root, { recursive: true, force: true }),
 	};
 }
 
 /** models.json registering the loopback server as a custom openai-completions provider. */
-export function loopbackModelsJson(options: Pick<PiSandboxOptions, "baseUrl" | "contextWindow">): object {
+export function loopbackModelsJson(
+	options: Pick<PiSandboxOptions, "baseUrl" | "contextWindow" | "maxTokens" | "cost">,
+): object {
 	return {
 		providers: {
 			[LOOPBACK_PROVIDER_ID]: {
@@ -113,8 +133,8 @@ export function loopbackModelsJson(options: Pick<PiSandboxOptions, "baseUrl" | "
 						id: LOOPBACK_MODEL_ID,
 						name: "Loopback 1",
 						contextWindow: options.contextWindow ?? LOOPBACK_CONTEXT_WINDOW,
-						maxTokens: LOOPBACK_MAX_TOKENS,
-						cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+						maxTokens: options.maxTokens ?? LOOPBACK_MAX_TOKENS,
+						cost: options.cost ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
 					},
 				],
 			},
@@ -128,6 +148,7 @@ export function loopbackModelsJson(options: Pick<PiSandboxOptions, "baseUrl" | "
  */
 export function piEnv(sandbox: PiSandbox): Record<string, string> {
 	return {
+		...sandbox.env,
 		PATH: `${dirname(node22Path())}:${process.env.PATH ?? "/usr/bin:/bin"}`,
 		HOME: sandbox.home,
 		PI_CODING_AGENT_DIR: sandbox.agentDir,
@@ -268,7 +289,7 @@ export function onlySessionFile(sandbox: Pick<PiSandbox, "sessionDir">): string 
 }
 
 /**
- * Copy a session log (e.g. one of the real v1 logs in /work/shared/sessions) into the sandbox's session dir
+ * Copy a session log (e.g. one of the real v1 logs, `REAL_SESSIONS` in test/fixtures/session.ts) into the sandbox's session dir
  * (as `fileName`, default `imported-<name>`), keeping its first `maxEntries` entries, with the header's cwd pointed at the sandbox cwd (Pi refuses a
  * session whose recorded cwd does not exist). Returns the copy's path; open it with `--session <path>`.
  * Quirk: Pi upgrades an old-format (v1) log on first open by assigning random 8-hex entry ids and rewriting

@@ -120,10 +120,19 @@ export function canonicalPromptText(body: WireRequestBody): string {
 	return lines.join("");
 }
 
+/** Characters compared at once before falling back to one code unit at a time (long prompts are mostly equal). */
+const PREFIX_CHUNK_CHARS = 4096;
+
 /** Length of the longest common prefix of two strings, in UTF-16 code units. */
 export function commonPrefixLength(a: string, b: string): number {
 	const limit = Math.min(a.length, b.length);
 	let index = 0;
+	// Whole equal chunks first: one native comparison each instead of thousands of charCodeAt calls.
+	while (
+		index + PREFIX_CHUNK_CHARS <= limit &&
+		a.slice(index, index + PREFIX_CHUNK_CHARS) === b.slice(index, index + PREFIX_CHUNK_CHARS)
+	)
+		index += PREFIX_CHUNK_CHARS;
 	while (index < limit && a.charCodeAt(index) === b.charCodeAt(index)) index++;
 	return index;
 }
@@ -132,19 +141,41 @@ export function commonPrefixLength(a: string, b: string): number {
 export interface PromptCacheUsage {
 	/** Estimated prompt tokens: ceil(prompt chars / CHARS_PER_TOKEN). */
 	promptTokens: number;
-	/** Estimated tokens read from cache: floor(longest shared prefix chars / CHARS_PER_TOKEN). */
+	/** Estimated tokens read from cache: floor(longest shared prefix chars / CHARS_PER_TOKEN), rounded by the cache rules. */
 	cachedTokens: number;
 	/** Longest prefix, in characters, shared with any earlier prompt. */
 	cachedChars: number;
 }
 
+/**
+ * How a real provider's prefix cache rounds what it serves. Both default off (0), which keeps the
+ * ideal cache: every shared token counts.
+ */
+export interface PromptCacheRules {
+	/** A shared prefix shorter than this many tokens is served fresh (OpenAI documents 1,024). */
+	minCachedTokens?: number;
+	/** Cached tokens are whole blocks of this many tokens (OpenAI documents 128-token increments). */
+	granularityTokens?: number;
+}
+
+/** Cached tokens a provider with `rules` serves for a shared prefix of `sharedTokens` tokens. */
+export function roundCachedTokens(sharedTokens: number, rules: PromptCacheRules = {}): number {
+	const granularity = rules.granularityTokens ?? 0;
+	const rounded = granularity > 0 ? Math.floor(sharedTokens / granularity) * granularity : sharedTokens;
+	return rounded < (rules.minCachedTokens ?? 0) ? 0 : rounded;
+}
+
 /** Cache usage of `prompt` against every earlier accepted prompt (the best prefix wins, as with a real cache). */
-export function simulatePromptCache(prompt: string, earlierPrompts: readonly string[]): PromptCacheUsage {
+export function simulatePromptCache(
+	prompt: string,
+	earlierPrompts: readonly string[],
+	rules: PromptCacheRules = {},
+): PromptCacheUsage {
 	let cachedChars = 0;
 	for (const earlier of earlierPrompts) cachedChars = Math.max(cachedChars, commonPrefixLength(prompt, earlier));
 	return {
 		promptTokens: Math.ceil(prompt.length / CHARS_PER_TOKEN),
-		cachedTokens: Math.floor(cachedChars / CHARS_PER_TOKEN),
+		cachedTokens: roundCachedTokens(Math.floor(cachedChars / CHARS_PER_TOKEN), rules),
 		cachedChars,
 	};
 }
