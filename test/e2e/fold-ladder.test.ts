@@ -49,6 +49,7 @@ function stageText(stage: number, stageLines: number): string {
 async function stagedSession(
 	options: PiFoldOptions,
 	stageLines = LARGE_STAGE_LINES,
+	reserveTokens = 4_096,
 ): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
@@ -62,12 +63,22 @@ async function stagedSession(
 				return { content: [{ type: "text", text: stageText(params.stage, stageLines) }], details: {} };
 			},
 		});
+		// Stands in for a subagent call: a blocking tool in the default blockingTools.
+		pi.registerTool({
+			name: "Agent",
+			label: "Agent",
+			description: "Delegate to a subagent",
+			parameters: Type.Object({}),
+			async execute() {
+				return { content: [{ type: "text", text: "subagent done" }], details: {} };
+			},
+		});
 	};
 	const harness = await createSdkHarness({
 		extensions: [extension],
-		tools: ["repo_stage", "active_context"],
+		tools: ["repo_stage", "active_context", "Agent"],
 		contextWindow: WINDOW,
-		settings: { compaction: { enabled: true, reserveTokens: 4_096, keepRecentTokens: 8_000 } },
+		settings: { compaction: { enabled: true, reserveTokens, keepRecentTokens: 8_000 } },
 	});
 	cleanups.push(() => harness.dispose());
 	if (!runtime) throw new Error("fold runtime not loaded");
@@ -151,5 +162,43 @@ describe("automatic ladder in Pi", () => {
 			const branch = harness.session.sessionManager.getBranch();
 			expect(branch.filter((entry) => entry.type === "compaction")).toEqual([]);
 		}
+	});
+
+	it("cancels Pi's threshold compaction when a lossless fold makes room, and says so in status", async () => {
+		// Pi compacts above 40,000 − 20,000 tokens, well below the ladder's own 80% line.
+		const { harness, runtime } = await stagedSession({}, SMALL_STAGE_LINES, 20_000);
+		await runStages(harness, false);
+		const branch = harness.session.sessionManager.getBranch();
+		expect(branch.filter((entry) => entry.type === "compaction")).toEqual([]);
+		const status = statusOf(harness, runtime);
+		expect(status.automatic.cancelledCompactions).toBeGreaterThan(0);
+		expect(status.instrument.unattributed).toBe(0);
+		const peak = Math.max(...harness.requests.map((request) => requestTokens(request.messages)));
+		expect(peak).toBeLessThanOrEqual(WINDOW - 20_000 + 2 * 1_600);
+	});
+
+	it("commits stale folds for free after a blocking tool, and not when blockingTools is empty", async () => {
+		const run = async (options: PiFoldOptions) => {
+			const { harness, runtime } = await stagedSession(options, SMALL_STAGE_LINES);
+			for (let k = 1; k <= 8; k++) harness.enqueue(callTools([toolCall("repo_stage", { stage: k }, `st-${k}`)]));
+			harness.enqueue(callTools([toolCall("Agent", {}, "agent-1")]), reply("done"));
+			await harness.run("Run eight stages, then delegate.");
+			return statusOf(harness, runtime).automatic;
+		};
+		const blocking = await run({});
+		expect(blocking.lastCommit?.reason).toBe("free-rewrite");
+		const none = await run({ blockingTools: [] });
+		expect(none.lastCommit?.reason).not.toBe("free-rewrite");
+		expect(none.commits).toBeLessThan(blocking.commits);
+	});
+
+	it("refuses an over-budget request before transmission when nothing can fold, out of band", async () => {
+		const { harness, runtime } = await stagedSession({});
+		await expect(harness.run(`Read this: ${"y".repeat(4 * WINDOW + 400)}`)).resolves.toBeDefined();
+		expect(harness.requests).toEqual([]);
+		expect(harness.ui.notifications.map((n) => n.message).join("\n")).toMatch(
+			/request not sent.*over the serving budget/,
+		);
+		expect(statusOf(harness, runtime).automatic.fenceRefusals).toBe(1);
 	});
 });
