@@ -111,7 +111,7 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 		text:
 			`Folded ${record.kind} ${record.id}: entries ${plan.firstEntryId}…${plan.lastEntryId} ` +
 			`(${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes) now show a ${record.sizes.briefBytes}-byte brief ` +
-			`from the next request on.${correction}${between} Source sha256 ${record.sourceHash} is stored and verified.`,
+			`from the next request on.${correction}${between} ${storedText(ws.store, record.sourceHash)}`,
 		change: { records: [record], ops: [], causes: ["commit"] },
 	};
 }
@@ -147,6 +147,12 @@ export function unmarkFold(ws: FoldWorkspace, id: string): ActionOutcome {
 	};
 }
 
+/** How durable a fold's source is, said plainly: a memory store loses it when Pi exits. */
+function storedText(store: FoldStore, hash: string): string {
+	if (store.kind === "file") return `Source sha256 ${hash} is stored and verified.`;
+	return `Source sha256 ${hash} is verified and held in ${store.location}; it is lost when Pi exits (the session log still holds the entries).`;
+}
+
 async function storeSource(store: FoldStore, source: Uint8Array, hash: string): Promise<ActionOutcome | undefined> {
 	try {
 		await store.put(source, { expectedHash: hash });
@@ -177,14 +183,18 @@ function leafEntries(ws: FoldWorkspace, id: string): SessionEntry[] | FoldRefusa
 }
 
 /**
- * Read a fold's verified source. A missing blob is rebuilt from the session
- * log (the ground truth) when the log still hashes to the record; a corrupt
- * blob is an integrity error and is never papered over.
+ * Read a fold's verified source. The blob's hash is checked by the store and
+ * its decoded parts against the record (size, leaf entry ids), so a record
+ * naming another fold's blob cannot be served as its own. A missing blob is
+ * rebuilt from the session log (the ground truth) when the log still hashes
+ * to the record, and served from those bytes when the store cannot take
+ * them (read-only, full). A corrupt blob is an integrity error and is never
+ * papered over.
  */
 async function readSource(
 	ws: FoldWorkspace,
 	record: FoldRecord,
-	offset?: number,
+	offset = 0,
 	bytes?: number,
 ): Promise<BlobSlice | ActionOutcome> {
 	try {
@@ -193,12 +203,43 @@ async function readSource(
 			if (isRefusal(entries)) return fromRefusal(entries);
 			const source = canonicalSpanBytes(entries);
 			if (sha256Hex(source) !== record.sourceHash) return sessionChanged(record);
-			await ws.store.put(source, { expectedHash: record.sourceHash });
+			await ws.store.put(source, { expectedHash: record.sourceHash }).catch((error: unknown) => {
+				// The log's bytes are verified; a store that cannot keep them must not stop the read.
+				if (!(error instanceof FoldStoreError) || error instanceof FoldIntegrityError) throw error;
+			});
+			return sliceBytes(record.sourceHash, source, offset, bytes);
 		}
-		return await ws.store.read(record.sourceHash, { offset, bytes });
+		const whole = await ws.store.read(record.sourceHash);
+		const mismatch = sourceMismatch(ws, record, whole.bytes);
+		if (mismatch) return failed("integrity", mismatch);
+		return sliceBytes(record.sourceHash, whole.bytes, offset, bytes);
 	} catch (error) {
 		return storeFailure(error);
 	}
+}
+
+/** Why verified blob bytes are not this record's source (another fold's blob), or undefined when they are. */
+function sourceMismatch(ws: FoldWorkspace, record: FoldRecord, bytes: Uint8Array): string | undefined {
+	const expected = leafEntryIds(ws.lattice, record.id);
+	const problem = (what: string) =>
+		`Fold ${record.id}: its blob ${record.sourceHash} hashes correctly but ${what}, so it is not this fold's source; the record was altered. Nothing is served. Run pi-fold verify on the session file.`;
+	if (bytes.length !== record.sizes.sourceBytes)
+		return problem(`holds ${bytes.length} bytes where the record says ${record.sizes.sourceBytes}`);
+	if (isRefusal(expected)) return undefined;
+	const ids = new TextDecoder()
+		.decode(bytes)
+		.split("\n")
+		.filter((line) => line.length > 0)
+		.map((line) => {
+			try {
+				return String((JSON.parse(line) as { id?: unknown }).id);
+			} catch {
+				return "";
+			}
+		});
+	if (ids.length !== expected.length || ids.some((id, i) => id !== expected[i]))
+		return problem(`holds entries ${ids.slice(0, 3).join(", ")}… where the record names ${expected.slice(0, 3).join(", ")}…`);
+	return undefined;
 }
 
 function sessionChanged(record: FoldRecord): ActionOutcome {

@@ -26,7 +26,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { utf8ByteLength } from "../compaction/utf8.ts";
+import { utf8ByteLength } from "../text/utf8.ts";
 import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
 import { DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "./brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice, type LatticeIndex } from "./lattice-index.ts";

@@ -47,7 +47,8 @@ export interface PiFoldOptions {
 	providerTotalWindow?: number;
 	toolActions?: readonly ToolAction[];
 	blockingTools?: readonly string[];
-	readOnlyTools?: ReadonlySet<string>;
+	/** A set, or a list (as a settings file writes it). */
+	readOnlyTools?: ReadonlySet<string> | readonly string[];
 	evidenceIngestion?: boolean;
 	/** Compaction settings (engine, targetContextRatio, …); Pi's settings files are read on top at use time. */
 	compaction?: CompactionOptions;
@@ -71,59 +72,139 @@ export interface ResolvedOptions {
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+/** Prefix of durable custom-entry types: Pi stores it verbatim, so it must stay one plain token. */
+const ENTRY_TYPE_PREFIX = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Options that shape what Pi registers (tool, schema, commands); read once, when Pi loads the extension. */
+export const REGISTRATION_OPTION_KEYS = [
+	"toolName",
+	"toolLabel",
+	"commandPrefix",
+	"commandNames",
+	"foldScheduling",
+	"toolActions",
+	"evidenceIngestion",
+] as const satisfies readonly (keyof PiFoldOptions)[];
+
+/** Options the runtime reads at use time; a settings file's values apply from the next session start. */
+export const SESSION_OPTION_KEYS = [
+	"brandNoun",
+	"entryTypePrefix",
+	"summarizer",
+	"foldPeekResults",
+	"providerTotalWindow",
+	"blockingTools",
+	"readOnlyTools",
+] as const satisfies readonly (keyof ResolvedOptions & keyof PiFoldOptions)[];
+
+export type RegistrationOptionKey = (typeof REGISTRATION_OPTION_KEYS)[number];
+export type SessionOptionKey = (typeof SESSION_OPTION_KEYS)[number];
+/** Every option a JSON settings file can carry (the `compaction` section has its own top-level key). */
+export type JsonOptionKey = RegistrationOptionKey | SessionOptionKey;
+export const JSON_OPTION_KEYS: readonly JsonOptionKey[] = [...REGISTRATION_OPTION_KEYS, ...SESSION_OPTION_KEYS];
+
+const fail = (message: string): never => {
+	throw new Error(`pi-fold: ${message}`);
+};
+const isStringList = (value: unknown): value is readonly string[] =>
+	Array.isArray(value) && value.every((item) => typeof item === "string");
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+	typeof value === "object" && value !== null && !Array.isArray(value);
+
+function nonEmptyText(name: string, value: unknown, fallback: string): string {
+	if (value === undefined) return fallback;
+	if (typeof value !== "string" || value.trim() === "") fail(`${name} must be a non-empty string`);
+	return value as string;
+}
+
+function optionalBoolean(name: string, value: unknown): boolean | undefined {
+	if (value !== undefined && typeof value !== "boolean") fail(`${name} must be true or false`);
+	return value as boolean | undefined;
+}
+
+function resolveSummarizer(value: unknown): ResolvedOptions["summarizer"] {
+	if (value === undefined) return "session";
+	if (value === "session" || value === "deterministic") return value;
+	if (isPlainObject(value)) {
+		const { provider, model, effort } = value;
+		const text = (item: unknown) => typeof item === "string" && item.trim() !== "";
+		if (text(provider) && text(model) && (effort === undefined || text(effort)))
+			return value as { provider: string; model: string; effort?: string };
+	}
+	return fail('summarizer must be "session", "deterministic" or { "provider", "model", "effort"? } with string values');
+}
+
+function resolveCommandNames(options: PiFoldOptions): ResolvedOptions["commandNames"] {
+	const rawPrefix = options.commandPrefix ?? "";
+	if (typeof rawPrefix !== "string") fail("commandPrefix must be a string");
+	const given = options.commandNames ?? {};
+	if (!isPlainObject(given)) fail('commandNames must be an object like { "status": "ctx", "fold": "ctx-fold" }');
+	for (const key of Object.keys(given))
+		if (key !== "status" && key !== "fold") fail(`commandNames has no ${JSON.stringify(key)}; use "status" and "fold"`);
+	const prefix = rawPrefix.replace(/-+$/, "");
+	const withPrefix = (name: string) => (prefix ? `${prefix}-${name}` : name);
+	const commandNames = {
+		status: given.status ?? withPrefix(DEFAULT_COMMAND_NAMES.status),
+		fold: given.fold ?? withPrefix(DEFAULT_COMMAND_NAMES.fold),
+	};
+	for (const name of Object.values(commandNames)) {
+		if (typeof name !== "string" || !KEBAB.test(name))
+			fail(`command name ${JSON.stringify(name)} must be kebab-case`);
+	}
+	if (commandNames.status === commandNames.fold) fail("command names must be distinct");
+	return commandNames;
+}
 
 /** Resolve options against defaults. Throws a named error for values Pi could not use. */
 export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 	const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
-	if (!TOOL_NAME.test(toolName))
-		throw new Error(`pi-fold: toolName ${JSON.stringify(toolName)} is not a valid tool name`);
-	const prefix = (options.commandPrefix ?? "").replace(/-+$/, "");
-	const withPrefix = (name: string) => (prefix ? `${prefix}-${name}` : name);
-	const commandNames = {
-		status: options.commandNames?.status ?? withPrefix(DEFAULT_COMMAND_NAMES.status),
-		fold: options.commandNames?.fold ?? withPrefix(DEFAULT_COMMAND_NAMES.fold),
-	};
-	for (const name of Object.values(commandNames)) {
-		if (!KEBAB.test(name)) throw new Error(`pi-fold: command name ${JSON.stringify(name)} must be kebab-case`);
-	}
-	if (commandNames.status === commandNames.fold) throw new Error("pi-fold: command names must be distinct");
+	if (typeof toolName !== "string" || !TOOL_NAME.test(toolName))
+		fail(`toolName ${JSON.stringify(toolName)} is not a valid tool name`);
+	const commandNames = resolveCommandNames(options);
 	const foldScheduling = options.foldScheduling ?? DEFAULT_FOLD_SCHEDULING;
 	if (foldScheduling !== "immediate" && foldScheduling !== "epoch") {
-		throw new Error(
-			`pi-fold: foldScheduling ${JSON.stringify(foldScheduling)} is not a scheduling; use "immediate" or "epoch"`,
-		);
+		fail(`foldScheduling ${JSON.stringify(foldScheduling)} is not a scheduling; use "immediate" or "epoch"`);
 	}
 	const allowed = new Set<string>(TOOL_ACTIONS);
 	// unmark withdraws pending marks, which only epoch scheduling creates.
 	const toolActions =
 		options.toolActions ??
 		(foldScheduling === "epoch" ? TOOL_ACTIONS : TOOL_ACTIONS.filter((action) => action !== "unmark"));
+	if (!isStringList(toolActions) || toolActions.length === 0)
+		fail(`toolActions must be a non-empty list drawn from ${TOOL_ACTIONS.join(", ")}`);
 	for (const action of toolActions) {
-		if (!allowed.has(action)) throw new Error(`pi-fold: unknown tool action ${JSON.stringify(action)}`);
+		if (!allowed.has(action)) fail(`unknown tool action ${JSON.stringify(action)}`);
 		if (action === "unmark" && foldScheduling !== "epoch")
-			throw new Error('pi-fold: tool action "unmark" needs foldScheduling "epoch": only epoch scheduling has marks');
+			fail('tool action "unmark" needs foldScheduling "epoch": only epoch scheduling has marks');
 	}
 	const blockingTools = options.blockingTools ?? DEFAULT_BLOCKING_TOOLS;
-	if (!Array.isArray(blockingTools) || !blockingTools.every((name) => typeof name === "string"))
-		throw new Error("pi-fold: blockingTools must be a list of tool names");
+	if (!isStringList(blockingTools)) fail("blockingTools must be a list of tool names");
+	const readOnly = options.readOnlyTools ?? DEFAULT_READ_ONLY_TOOLS;
+	const readOnlyList = readOnly instanceof Set ? [...readOnly] : readOnly;
+	if (!isStringList(readOnlyList)) fail("readOnlyTools must be a list (or set) of tool names");
 	const window = options.providerTotalWindow;
 	if (window !== undefined && !(Number.isInteger(window) && window > 0)) {
-		throw new Error("pi-fold: providerTotalWindow must be a positive integer");
+		fail("providerTotalWindow must be a positive integer");
 	}
+	const entryTypePrefix = nonEmptyText("entryTypePrefix", options.entryTypePrefix, DEFAULT_ENTRY_TYPE_PREFIX);
+	if (!ENTRY_TYPE_PREFIX.test(entryTypePrefix))
+		fail(`entryTypePrefix ${JSON.stringify(entryTypePrefix)} must be letters, digits, ".", "_" or "-"`);
+	const foldPeekResults = optionalBoolean("foldPeekResults", options.foldPeekResults);
+	const evidenceIngestion = optionalBoolean("evidenceIngestion", options.evidenceIngestion);
 	return {
 		toolName,
-		toolLabel: options.toolLabel ?? DEFAULT_TOOL_LABEL,
-		brandNoun: options.brandNoun ?? DEFAULT_BRAND_NOUN,
-		entryTypePrefix: options.entryTypePrefix ?? DEFAULT_ENTRY_TYPE_PREFIX,
+		toolLabel: nonEmptyText("toolLabel", options.toolLabel, DEFAULT_TOOL_LABEL),
+		brandNoun: nonEmptyText("brandNoun", options.brandNoun, DEFAULT_BRAND_NOUN),
+		entryTypePrefix,
 		commandNames,
-		summarizer: options.summarizer ?? "session",
+		summarizer: resolveSummarizer(options.summarizer),
 		foldScheduling,
 		// A peek batch is a completed read under epoch scheduling; immediate mode opts in.
-		foldPeekResults: options.foldPeekResults ?? foldScheduling === "epoch",
+		foldPeekResults: foldPeekResults ?? foldScheduling === "epoch",
 		providerTotalWindow: window,
-		toolActions,
+		toolActions: toolActions as readonly ToolAction[],
 		blockingTools,
-		readOnlyTools: options.readOnlyTools ?? DEFAULT_READ_ONLY_TOOLS,
-		evidenceIngestion: options.evidenceIngestion ?? true,
+		readOnlyTools: readOnly instanceof Set ? readOnly : new Set(readOnlyList as readonly string[]),
+		evidenceIngestion: evidenceIngestion ?? true,
 	};
 }

@@ -45,7 +45,7 @@ import { type CommitDecision, decideCommit } from "./policy/ladder.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
 import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "./status.ts";
-import { createMemoryFoldStore, type FoldStore } from "./store.ts";
+import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
 import { analyzeBranch } from "./units.ts";
 import { formatWindowListing } from "./window-listing.ts";
@@ -133,10 +133,7 @@ export class FoldRuntime {
 		this.lastCommit = lastCommitOn(manager.getBranch(), this.options.entryTypePrefix);
 		this.lastDecision = undefined;
 		this.coldCache = false;
-		const file = manager.getSessionFile();
-		this.store = file
-			? openFileFoldStore({ sessionDir: manager.getSessionDir(), sessionId: manager.getSessionId() })
-			: createMemoryFoldStore();
+		this.store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 	}
 
 	private lattice(): FoldLattice {
@@ -412,6 +409,13 @@ export class FoldRuntime {
 		});
 	}
 
+	// --- Read-only view for the human UI (footer status, /context); changes nothing. ---
+
+	/** The window the next request will hold (decided edits applied) and the serving budget it is measured against. */
+	nextWindow(ctx: ExtensionContext): { reading: WindowReading; budget: number | undefined } {
+		return { reading: this.readWindow(ctx, ctx.sessionManager.getBranch()), budget: this.budget(ctx) };
+	}
+
 	private automaticFacts(ctx: ExtensionContext, ws: FoldWorkspace): AutomaticFacts {
 		const marks = this.state.data.marks;
 		const reading = marks.length > 0 ? this.readWindow(ctx, ws.branch) : undefined;
@@ -427,6 +431,21 @@ export class FoldRuntime {
 			cancelledCompactions: this.cancelledCompactions,
 			fenceRefusals: this.fenceRefusals,
 		};
+	}
+}
+
+/**
+ * The session's fold store. A session id the store cannot use as a path is
+ * an explicit "no durable store" state, shown in status and fold results,
+ * never a silent downgrade.
+ */
+function openSessionStore(file: string | undefined, sessionDir: string, sessionId: string): FoldStore {
+	if (!file) return createMemoryFoldStore();
+	try {
+		return openFileFoldStore({ sessionDir, sessionId });
+	} catch (error) {
+		if (!(error instanceof FoldStoreError)) throw error;
+		return createMemoryFoldStore({ noDurableStore: error.message });
 	}
 }
 

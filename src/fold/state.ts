@@ -14,6 +14,7 @@
 import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { utf8ByteLength } from "../compaction/utf8.ts";
 import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "./records.ts";
+import { decodeOp, decodeRecord, decodeStateData } from "./state-schema.ts";
 
 /** Deltas between checkpoints: bounds replay after the last checkpoint. */
 export const CHECKPOINT_INTERVAL = 16;
@@ -63,6 +64,13 @@ export interface FoldState {
 	deltasSinceCheckpoint: number;
 	/** Persisted fold entries that were skipped as unreadable. */
 	skipped: number;
+	/** The first few skipped items, by entry id and why. */
+	skippedDetails?: readonly SkippedEntry[];
+}
+
+export interface SkippedEntry {
+	entryId: string;
+	reason: string;
 }
 
 export const EMPTY_STATE_DATA: FoldStateData = {
@@ -163,6 +171,7 @@ export function persistChange(
 			data,
 			deltasSinceCheckpoint: deltas,
 			skipped: state.skipped,
+			skippedDetails: state.skippedDetails,
 		},
 	};
 }
@@ -178,44 +187,62 @@ function mergeRecords(existing: readonly FoldRecord[], added: readonly FoldRecor
 	return merged;
 }
 
-/** Rebuild fold state from the active branch's custom entries. */
+/** Most skipped state entries named in status and verify; the count covers all of them. */
+export const SKIPPED_DETAILS_MAX = 16;
+
+/**
+ * Rebuild fold state from the active branch's custom entries. Every record,
+ * op and checkpoint is checked all the way down (state-schema.ts); a
+ * malformed item is skipped, counted and named, and never breaks another
+ * fold or the session.
+ */
 export function rebuildState(branch: readonly SessionEntry[], prefix: string): FoldState {
 	const types = stateEntryTypes(prefix);
 	let records: FoldRecord[] = [];
 	let data = EMPTY_STATE_DATA;
 	let deltas = 0;
 	let skipped = 0;
+	const details: SkippedEntry[] = [];
+	const skip = (entryId: string, reason: string) => {
+		skipped++;
+		if (details.length < SKIPPED_DETAILS_MAX) details.push({ entryId, reason });
+	};
 	for (const entry of branch) {
 		if (entry.type !== "custom") continue;
-		const payload = entry.data as { v?: unknown; record?: unknown; ops?: unknown; state?: unknown } | undefined;
 		if (entry.customType !== types.fold && entry.customType !== types.delta && entry.customType !== types.checkpoint) {
 			continue;
 		}
-		if (!payload || payload.v !== STATE_FORMAT_VERSION) {
-			skipped++;
+		const payload = entry.data as { v?: unknown; record?: unknown; ops?: unknown; state?: unknown } | undefined;
+		if (typeof payload !== "object" || payload === null || payload.v !== STATE_FORMAT_VERSION) {
+			skip(entry.id, "unknown version or no data");
 			continue;
 		}
 		if (entry.customType === types.fold) {
-			const record = payload.record as FoldRecord;
-			if (isRecordShape(record)) records = mergeRecords(records, [record]);
-			else skipped++;
+			const record = decodeRecord(payload.record);
+			if (record) records = mergeRecords(records, [record]);
+			else skip(entry.id, "malformed fold record");
 		} else if (entry.customType === types.delta) {
 			if (!Array.isArray(payload.ops)) {
-				skipped++;
+				skip(entry.id, "delta without ops");
 				continue;
 			}
 			// A malformed op is skipped and counted; the valid ones around it still apply.
-			for (const op of payload.ops) {
-				if (isFoldOp(op)) data = applyOp(data, op);
-				else skipped++;
-			}
+			payload.ops.forEach((raw: unknown, index: number) => {
+				const op = decodeOp(raw);
+				if (op) data = applyOp(data, op);
+				else skip(entry.id, `malformed op ${index}`);
+			});
 			deltas++;
-		} else if (isStateData(payload.state)) {
-			data = { ...EMPTY_STATE_DATA, ...payload.state };
-			deltas = 0;
-		} else skipped++;
+		} else {
+			const state = decodeStateData(payload.state);
+			if (state) {
+				data = state.data;
+				deltas = 0;
+				if (state.badBaselines) skip(entry.id, "malformed baselines in checkpoint (dropped)");
+			} else skip(entry.id, "malformed checkpoint");
+		}
 	}
-	return { records, data, deltasSinceCheckpoint: deltas, skipped };
+	return { records, data, deltasSinceCheckpoint: deltas, skipped, skippedDetails: details };
 }
 
 /**
@@ -250,66 +277,4 @@ function withCurrentBrief(state: FoldState, record: FoldRecord): FoldRecord {
 	const brief = state.data.briefs[record.id];
 	if (brief === undefined || brief === record.brief) return record;
 	return { ...record, brief, sizes: { ...record.sizes, briefBytes: utf8ByteLength(brief) } };
-}
-
-function isRecordShape(value: unknown): value is FoldRecord {
-	const record = value as FoldRecord | undefined;
-	return (
-		typeof record === "object" &&
-		record !== null &&
-		typeof record.id === "string" &&
-		typeof record.brief === "string" &&
-		typeof record.sourceHash === "string" &&
-		Array.isArray(record.parts)
-	);
-}
-
-const isString = (value: unknown): value is string => typeof value === "string";
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
-
-/** Shape check for one persisted op: never trust a delta that merely parses. */
-export function isFoldOp(value: unknown): value is FoldOp {
-	if (typeof value !== "object" || value === null) return false;
-	const op = value as Record<string, unknown>;
-	switch (op.op) {
-		case "expand":
-		case "refold":
-		case "dissolve":
-		case "restore":
-		case "unmark":
-			return isString(op.id);
-		case "protect":
-		case "unprotect":
-		case "clear-marks":
-			return isStringList(op.ids);
-		case "rebrief":
-			return isString(op.id) && isString(op.brief);
-		case "baseline":
-			return (
-				typeof op.entries === "object" &&
-				op.entries !== null &&
-				Object.values(op.entries).every((value) => value === null || (typeof value === "object" && "content" in value))
-			);
-		case "mark": {
-			const mark = op.mark as { record?: unknown; origin?: unknown } | undefined;
-			return isRecordShape(mark?.record) && (mark?.origin === "agent" || mark?.origin === "ladder");
-		}
-		default:
-			return false;
-	}
-}
-
-function isStateData(value: unknown): value is FoldStateData {
-	const data = value as FoldStateData | undefined;
-	return (
-		typeof data === "object" &&
-		data !== null &&
-		isStringList(data.expanded) &&
-		isStringList(data.protected) &&
-		isStringList(data.dissolved) &&
-		Array.isArray(data.marks) &&
-		typeof data.briefs === "object" &&
-		data.briefs !== null &&
-		Object.values(data.briefs).every(isString)
-	);
 }

@@ -14,7 +14,7 @@
  */
 
 import { constants } from "node:fs";
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type BlobBackend, type FoldStore, FoldStoreError, storeOver } from "./store.ts";
 
@@ -65,29 +65,49 @@ export function openFileFoldStore(options: FileFoldStoreOptions): FoldStore {
 			path,
 		);
 
+	let swept: Promise<void> | undefined;
+	// Once per open store: temp files a killed writer left behind are removed (never ours in flight).
+	const sweep = (): Promise<void> => {
+		swept ??= options.readOnly ? Promise.resolve() : removeStaleTemps(join(root, FOLD_STORE_HASH_DIR));
+		return swept;
+	};
 	const backend: BlobBackend = {
 		kind: "file",
 		location: root,
 		locate: pathOf,
 		async readRaw(hash) {
+			await sweep();
 			const path = pathOf(hash);
+			let handle: Awaited<ReturnType<typeof open>>;
 			try {
-				return new Uint8Array(await readFile(path));
+				// No symlink is followed and opening a FIFO does not wait for a writer.
+				handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
 			} catch (error) {
 				if (isNotFound(error)) return undefined;
+				throw io(path, "open", error);
+			}
+			try {
+				if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
+				return new Uint8Array(await handle.readFile());
+			} catch (error) {
 				throw io(path, "read", error);
+			} finally {
+				await handle.close();
 			}
 		},
 		async exists(hash) {
 			const path = pathOf(hash);
 			try {
-				return (await stat(path)).isFile();
+				const info = await lstat(path);
+				if (!info.isFile()) throw new Error("not a regular file");
+				return true;
 			} catch (error) {
 				if (isNotFound(error)) return false;
 				throw io(path, "stat", error);
 			}
 		},
 		async writeRaw(hash, bytes) {
+			await sweep();
 			const path = pathOf(hash);
 			const dir = join(root, FOLD_STORE_HASH_DIR, hash.slice(0, 2));
 			const temp = join(dir, `.${hash}.${process.pid}.${++tempCounter}.tmp`);
@@ -120,6 +140,38 @@ export function openFileFoldStore(options: FileFoldStoreOptions): FoldStore {
 		},
 	};
 	return storeOver(backend, options.readOnly ?? false);
+}
+
+/** Temp names carry the writer's pid: `.<hash>.<pid>.<n>.tmp`. */
+const TEMP_NAME = /^\.[0-9a-f]{64}\.(\d+)\.\d+\.tmp$/;
+
+/** Remove temp files whose writer is gone (a kill mid-write). A live writer's temps, ours included, stay. */
+export async function removeStaleTemps(hashDir: string): Promise<void> {
+	let shards: string[];
+	try {
+		shards = await readdir(hashDir);
+	} catch {
+		return;
+	}
+	for (const shard of shards) {
+		const dir = join(hashDir, shard);
+		const names = await readdir(dir).catch(() => [] as string[]);
+		for (const name of names) {
+			const pid = Number(TEMP_NAME.exec(name)?.[1] ?? Number.NaN);
+			if (Number.isNaN(pid) || pid === process.pid || processAlive(pid)) continue;
+			await rm(join(dir, name), { force: true }).catch(() => undefined);
+		}
+	}
+}
+
+function processAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		// EPERM: it exists but belongs to someone else.
+		return (error as { code?: unknown }).code === "EPERM";
+	}
 }
 
 /** fsync a directory so a rename survives a crash; some platforms refuse, which is fine. */

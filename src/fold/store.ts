@@ -276,6 +276,8 @@ export interface MemoryFoldStoreOptions {
 	readOnly?: boolean;
 	/** Backing map (hash → bytes). Pass one to share blobs between stores or to inspect them in tests. */
 	blobs?: Map<string, Uint8Array>;
+	/** Why the session has no durable store, when a file store could not be opened; shown as the location. */
+	noDurableStore?: string;
 }
 
 /** A fold store held in memory, for sessions without a file. Same rules as the file store. */
@@ -283,7 +285,7 @@ export function createMemoryFoldStore(options: MemoryFoldStoreOptions = {}): Fol
 	const blobs = options.blobs ?? new Map<string, Uint8Array>();
 	const backend: BlobBackend = {
 		kind: "memory",
-		location: "memory",
+		location: options.noDurableStore ? `memory (no durable store: ${options.noDurableStore})` : "memory",
 		locate: (hash) => `memory:sha256/${hash}`,
 		readRaw: async (hash) => {
 			const stored = blobs.get(hash);

@@ -110,7 +110,7 @@ describe("durable fold state", () => {
 			},
 			{
 				customType: types.delta,
-				data: { v: 1, ops: [{ op: "rebrief", id: "f-x" }, null, { op: "expand", id: "f-y" }] },
+				data: { v: 1, ops: [{ op: "rebrief", id: "f-x" }, null, { op: "expand", id: "f-0123456789ab" }] },
 			},
 			{
 				customType: types.checkpoint,
@@ -118,7 +118,7 @@ describe("durable fold state", () => {
 			},
 		]);
 		const rebuilt = rebuildState(branch, PREFIX);
-		expect(rebuilt.data).toMatchObject({ protected: ["e1"], expanded: ["f-y"] });
+		expect(rebuilt.data).toMatchObject({ protected: ["e1"], expanded: ["f-0123456789ab"] });
 		expect(rebuilt.skipped).toBe(5);
 	});
 
