@@ -43,6 +43,8 @@ import type { ResolvedOptions } from "./options.ts";
 import { fenceVerdict, readWindow, servingBudget, tokenPrices, type WindowReading } from "./policy/budget.ts";
 import { type CommitDecision, decideCommit } from "./policy/ladder.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
+import { foreignTail } from "./other-writer.ts";
+import { lostAnnouncements, lostNoticeText, noticeType } from "./recovery.ts";
 import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "./store.ts";
@@ -70,6 +72,8 @@ export class FoldRuntime {
 	private fenceRefusals = 0;
 	/** A blocking tool ran since the last boundary: the prefix cache is presumed cold, a commit costs no extra re-read. */
 	private coldCache = false;
+	/** Set once another process is seen appending to the session file: automatic folding stops. */
+	private otherWriter: string | undefined;
 	/** Why the next window rewrite happens; handed to the instrument when edits land. */
 	private causes = new Set<RewriteCause>();
 
@@ -81,7 +85,10 @@ export class FoldRuntime {
 	/** Wire the runtime to Pi's events. */
 	register(): void {
 		const pi = this.pi;
-		pi.on("session_start", (_event, ctx) => this.reset(ctx));
+		pi.on("session_start", (_event, ctx) => {
+			this.reset(ctx);
+			this.explainLostFolds(ctx);
+		});
 		pi.on("session_tree", (_event, ctx) => {
 			this.reset(ctx);
 			this.instrumentState = announce(this.instrumentState, "navigation");
@@ -133,7 +140,24 @@ export class FoldRuntime {
 		this.lastCommit = lastCommitOn(manager.getBranch(), this.options.entryTypePrefix);
 		this.lastDecision = undefined;
 		this.coldCache = false;
+		this.otherWriter = undefined;
 		this.store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
+	}
+
+	/** Tell the model, appended at its next turn, about folds it was told of that never landed. */
+	private explainLostFolds(ctx: ExtensionContext): void {
+		const { toolName, entryTypePrefix } = this.options;
+		const lost = lostAnnouncements(ctx.sessionManager.getBranch(), this.state, toolName, entryTypePrefix);
+		if (lost.length === 0) return;
+		this.pi.sendMessage(
+			{
+				customType: noticeType(entryTypePrefix),
+				content: lostNoticeText(lost, toolName),
+				display: true,
+				details: { foldIds: lost },
+			},
+			{ deliverAs: "nextTurn" },
+		);
 	}
 
 	private lattice(): FoldLattice {
@@ -231,6 +255,23 @@ export class FoldRuntime {
 		this.causes.clear();
 	}
 
+	/**
+	 * True once another process has appended to this session file: its entries
+	 * are invisible here, so folding would act on a stale branch. Said once.
+	 */
+	private sawOtherWriter(ctx: ExtensionContext): boolean {
+		if (this.otherWriter !== undefined) return true;
+		const file = ctx.sessionManager.getSessionFile();
+		const foreign = file ? foreignTail(file, (id) => ctx.sessionManager.getEntry(id) !== undefined) : undefined;
+		if (foreign === undefined) return false;
+		this.otherWriter = foreign;
+		ctx.ui.notify(
+			`${this.options.brandNoun}: another process is writing this session file (entry ${foreign} is not this process's); automatic folding is off until the session is reopened. Close the other Pi, then /resume.`,
+			"warning",
+		);
+		return true;
+	}
+
 	/** Queue again whatever the last boundary did not persist. */
 	private reconcile(branch: readonly SessionEntry[]): void {
 		this.queued = requeueLost(this.inFlight, this.queued, branch);
@@ -265,6 +306,7 @@ export class FoldRuntime {
 		force?: "threshold" | "fence",
 		accept: (reading: WindowReading, decision: CommitDecision) => boolean = () => true,
 	): Promise<boolean> {
+		if (this.sawOtherWriter(ctx)) return false;
 		const branch = ctx.sessionManager.getBranch();
 		const reading = this.readWindow(ctx, branch);
 		const ws = this.workspace(ctx, "command");

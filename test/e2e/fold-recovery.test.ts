@@ -1,0 +1,80 @@
+/**
+ * A fold the model was told about whose records never landed (Pi stopped
+ * between the tool result and the turn boundary): on resume the truth
+ * follows as an appended notice, and nothing already sent is rewritten.
+ */
+
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
+import { createPiSandbox, onlySessionFile, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(): Promise<{ provider: LoopbackProvider; sandbox: PiSandbox }> {
+	const provider = await startLoopbackProvider();
+	cleanups.push(() => provider.close());
+	const sandbox = createPiSandbox({ baseUrl: provider.baseUrl });
+	cleanups.push(() => sandbox.dispose());
+	writeFileSync(join(sandbox.cwd, "c.txt"), `${"line of c\n".repeat(200)}`);
+	return { provider, sandbox };
+}
+
+/**
+ * Drop what the boundary after the fold persisted (pi-fold's custom entries
+ * and the context edits), relinking the chain, as if Pi had been killed
+ * right after the fold's tool result was written.
+ */
+function dropBoundary(file: string): void {
+	const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+	const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+	const dropped = new Map<string, unknown>();
+	const kept: Record<string, unknown>[] = [];
+	for (const entry of entries) {
+		const lost =
+			entry.type === "context_edit" ||
+			(entry.type === "custom" && String(entry.customType).startsWith("pi-fold-active-context:"));
+		if (lost) {
+			dropped.set(String(entry.id), entry.parentId);
+			continue;
+		}
+		let parent = entry.parentId;
+		while (typeof parent === "string" && dropped.has(parent)) parent = dropped.get(parent);
+		kept.push({ ...entry, ...(entry.type === "session" ? {} : { parentId: parent }) });
+	}
+	writeFileSync(file, `${kept.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+}
+
+describe("fold recovery", () => {
+	it("appends a notice naming a fold that never landed, without rewriting the sent window", async () => {
+		const { provider, sandbox } = await setup();
+		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
+		expect((await runPrint(sandbox, "Read c.txt.")).code).toBe(0);
+		provider.enqueue(
+			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
+			say("Folded."),
+		);
+		expect((await runPrint(sandbox, ["--continue", "--", "Fold that read."])).code).toBe(0);
+		const foldResult = provider.requests.at(-1)?.body.messages.find((m) => m.role === "tool");
+		const foldId = /Folded tool-batch (f-[0-9a-f]{12})/.exec(JSON.stringify(foldResult?.content))?.[1];
+		expect(foldId, JSON.stringify(foldResult)).toBeDefined();
+		dropBoundary(onlySessionFile(sandbox));
+
+		provider.enqueue(say("Noted."));
+		expect((await runPrint(sandbox, ["--continue", "--", "Anything else?"])).code).toBe(0);
+		const last = JSON.stringify(provider.requests.at(-1)?.body.messages);
+		expect(last).toContain(`Fold ${foldId} announced earlier did not land`);
+		expect(last).toContain("line of c");
+		expect(provider.rejections).toEqual([]);
+
+		// The notice is said once: a further resume does not repeat it.
+		provider.enqueue(say("Again."));
+		expect((await runPrint(sandbox, ["--continue", "--", "And now?"])).code).toBe(0);
+		const again = JSON.stringify(provider.requests.at(-1)?.body.messages);
+		expect(again.split("announced earlier did not land").length - 1).toBe(1);
+	});
+});
