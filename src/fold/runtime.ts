@@ -40,10 +40,10 @@ import {
 } from "./instrument.ts";
 import { editDrafts, planWindow, projectionWithDrafts, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
+import { foreignTail } from "./other-writer.ts";
 import { fenceVerdict, readWindow, servingBudget, tokenPrices, type WindowReading } from "./policy/budget.ts";
 import { type CommitDecision, decideCommit } from "./policy/ladder.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
-import { foreignTail } from "./other-writer.ts";
 import { lostAnnouncements, lostNoticeText, noticeType } from "./recovery.ts";
 import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "./status.ts";
@@ -183,12 +183,12 @@ export class FoldRuntime {
 	}
 
 	/** Apply an action's change to the state and make it durable. */
-	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
+	apply(outcome: ActionOutcome, ctx: ExtensionContext, commit?: CommitSummary): void {
 		const change: FoldChange | undefined = outcome.change;
 		if (!outcome.ok || !change) return;
 		const baselines = this.baselinesFor(change.records, ctx.sessionManager.getBranch());
 		const ops = baselines ? [...change.ops, baselines] : change.ops;
-		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, ops);
+		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, ops, commit);
 		this.state = plan.state;
 		for (const cause of change.causes) this.causes.add(cause);
 		this.queued.push(...plan.entries);
@@ -344,8 +344,7 @@ export class FoldRuntime {
 				return false;
 			}
 		}
-		this.apply({ ok: true, text: "", change: planned.change }, ctx);
-		this.queued.push({ customType: `${this.options.entryTypePrefix}:commit`, data: planned.summary });
+		this.apply({ ok: true, text: "", change: planned.change }, ctx, planned.summary);
 		this.lastCommit = planned.summary;
 		this.commits++;
 		this.coldCache = false;
@@ -497,7 +496,7 @@ function lastCommitOn(branch: readonly SessionEntry[], prefix: string): CommitSu
 	for (let i = branch.length - 1; i >= 0; i--) {
 		const entry = branch[i];
 		if (entry?.type !== "custom" || entry.customType !== type) continue;
-		const data = entry.data as Partial<CommitSummary> | undefined;
+		const data = (entry.data as { summary?: Partial<CommitSummary> } | undefined)?.summary;
 		if (data?.v === 1 && Array.isArray(data.folds) && typeof data.reason === "string") return data as CommitSummary;
 	}
 	return undefined;

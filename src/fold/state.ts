@@ -88,7 +88,12 @@ export function emptyFoldState(): FoldState {
 
 /** Custom entry types under a namespace prefix. */
 export function stateEntryTypes(prefix: string) {
-	return { fold: `${prefix}:fold`, delta: `${prefix}:delta`, checkpoint: `${prefix}:checkpoint` } as const;
+	return {
+		fold: `${prefix}:fold`,
+		delta: `${prefix}:delta`,
+		checkpoint: `${prefix}:checkpoint`,
+		commit: `${prefix}:commit`,
+	} as const;
 }
 
 const without = (list: readonly string[], ids: readonly string[]) => list.filter((item) => !ids.includes(item));
@@ -142,12 +147,9 @@ export function persistChange(
 	prefix: string,
 	records: readonly FoldRecord[],
 	requested: readonly FoldOp[],
+	commit?: unknown,
 ): PersistPlan {
 	const types = stateEntryTypes(prefix);
-	const entries: PersistPlan["entries"] = records.map((record) => ({
-		customType: types.fold,
-		data: { v: STATE_FORMAT_VERSION, record },
-	}));
 	// Folding a span again after it was dissolved yields the same id; the new record must not stay dissolved.
 	const restores: FoldOp[] = records
 		.filter((record) => state.data.dissolved.includes(record.id))
@@ -155,7 +157,16 @@ export function persistChange(
 	const ops = [...requested, ...restores];
 	const data = ops.reduce(applyOp, state.data);
 	let deltas = state.deltasSinceCheckpoint;
-	if (ops.length > 0) {
+	// A runtime commit is one line: a crash persists all of it or none of it, never a mix of its folds.
+	const entries: PersistPlan["entries"] =
+		commit === undefined
+			? records.map((record) => ({ customType: types.fold, data: { v: STATE_FORMAT_VERSION, record } }))
+			: [{ customType: types.commit, data: { v: STATE_FORMAT_VERSION, records, ops, summary: commit } }];
+	if (commit !== undefined && ops.length > 0) deltas++;
+	if (commit !== undefined && deltas >= CHECKPOINT_INTERVAL) {
+		entries.push({ customType: types.checkpoint, data: { v: STATE_FORMAT_VERSION, state: data } });
+		deltas = 0;
+	} else if (commit === undefined && ops.length > 0) {
 		if (deltas + 1 >= CHECKPOINT_INTERVAL) {
 			entries.push({ customType: types.checkpoint, data: { v: STATE_FORMAT_VERSION, state: data } });
 			deltas = 0;
@@ -209,15 +220,33 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 	};
 	for (const entry of branch) {
 		if (entry.type !== "custom") continue;
-		if (entry.customType !== types.fold && entry.customType !== types.delta && entry.customType !== types.checkpoint) {
+		if (
+			entry.customType !== types.fold &&
+			entry.customType !== types.delta &&
+			entry.customType !== types.checkpoint &&
+			entry.customType !== types.commit
+		) {
 			continue;
 		}
-		const payload = entry.data as { v?: unknown; record?: unknown; ops?: unknown; state?: unknown } | undefined;
+		const payload = entry.data as
+			| { v?: unknown; record?: unknown; records?: unknown; ops?: unknown; state?: unknown }
+			| undefined;
 		if (typeof payload !== "object" || payload === null || payload.v !== STATE_FORMAT_VERSION) {
 			skip(entry.id, "unknown version or no data");
 			continue;
 		}
-		if (entry.customType === types.fold) {
+		if (entry.customType === types.commit) {
+			// All of a commit or none of it: one bad record or op drops the whole commit.
+			const committed = Array.isArray(payload.records) ? payload.records.map(decodeRecord) : [undefined];
+			const ops = Array.isArray(payload.ops) ? payload.ops.map(decodeOp) : [undefined];
+			if (committed.some((r) => r === undefined) || ops.some((op) => op === undefined)) {
+				skip(entry.id, "malformed commit (none of its folds applied)");
+				continue;
+			}
+			records = mergeRecords(records, committed as FoldRecord[]);
+			for (const op of ops as FoldOp[]) data = applyOp(data, op);
+			if (ops.length > 0) deltas++;
+		} else if (entry.customType === types.fold) {
 			const record = decodeRecord(payload.record);
 			if (record) records = mergeRecords(records, [record]);
 			else skip(entry.id, "malformed fold record");
