@@ -1,24 +1,57 @@
 /**
- * `pi-fold report`: a plain-text summary of one session file.
+ * `pi-fold report`: a plain-text summary of one session file, and the series
+ * its charts draw.
  *
- * Formatting only; the numbers come from `session/stats.ts` and
- * `cost/session-cost.ts`. Output is a pure function of the file's content and
- * the options (no clock, no machine facts).
+ * Formatting only; the numbers come from `session/stats.ts`,
+ * `cost/session-cost.ts`, `cli/activity.ts` (what pi-fold did) and
+ * `cost/projected-savings.ts` (what it would have saved). Output is a pure
+ * function of the file's content and the options (no clock, no machine
+ * facts); the store's size on disk is measured by the shell and passed in.
  */
 
 import { catalogRateCard } from "../cost/catalog.ts";
+import { FALLBACK_CARD_NAME } from "../cost/fold-replay.ts";
 import type { CostParts } from "../cost/price.ts";
+import { type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
 import type { RateCard } from "../cost/rate-card.ts";
 import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import type { LoadedSession } from "../session/load.ts";
 import { type SessionStats, sessionStats } from "../session/stats.ts";
+import { type FoldActivity, foldActivity } from "./activity.ts";
+import { type ChartSeries, chartSeries, sparklineSection } from "./chart.ts";
+
+/** The fold store next to a session file, as measured on disk. */
+export interface StoreSize {
+	dir: string;
+	bytes: number;
+	files: number;
+}
 
 export interface ReportOptions {
 	/** Re-price every request with this card too (`--rate-card`). */
 	rateCard?: RateCard;
+	/** Replay a session recorded without pi-fold through its ladder (default true; `--no-replay`). */
+	replay?: boolean;
+	/** The session's fold store, when one exists. */
+	store?: StoreSize | null;
 }
 
+/** Skipped lines listed before the rest; the count covers all. */
+export const PROBLEMS_LISTED_MAX = 20;
+
 const integer = new Intl.NumberFormat("en-US");
+
+/** Bytes for people: B, KB, MB, GB (powers of 1,024, one decimal above 10 KB… as `du -h` reads). */
+export function readableBytes(bytes: number): string {
+	const units = ["B", "KB", "MB", "GB"];
+	let value = bytes;
+	let unit = 0;
+	while (value >= 1024 && unit < units.length - 1) {
+		value /= 1024;
+		unit++;
+	}
+	return unit === 0 ? `${bytes} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
 
 function table(title: string, counts: Record<string, number>): string[] {
 	const keys = Object.keys(counts).sort((a, b) => (counts[b] ?? 0) - (counts[a] ?? 0) || a.localeCompare(b));
@@ -27,16 +60,66 @@ function table(title: string, counts: Record<string, number>): string[] {
 	return [`${title}:`, ...keys.map((key) => `  ${key.padEnd(width)}  ${integer.format(counts[key] ?? 0).padStart(7)}`)];
 }
 
-/** Render the report for a loaded session. */
-export function formatReport(
+export interface Report {
+	text: string;
+	series: ChartSeries;
+	activity: FoldActivity;
+	projection?: ProjectedSavings;
+}
+
+/** Everything the report shows, computed once: text and chart series. */
+export function buildReport(session: LoadedSession, options: ReportOptions = {}): Report {
+	const branch = session.manager.getBranch();
+	const projection = session.manager.buildSessionProjection();
+	const stats = sessionStats(session.entries, projection);
+	const activity = foldActivity(session.entries, branch, projection);
+	const series = chartSeries(session.entries, activity.commitEntryIds);
+	let projected: ProjectedSavings | undefined;
+	if (!activity.present && options.replay !== false && stats.usage.requests > 0) {
+		projected = projectSavings(branch, session.header.cwd || "/");
+		const byEntry = new Map<string, number>();
+		// Branch requests in order; the replay yields one per assistant message on the branch.
+		const branchAssistants = branch.filter((entry) => entry.type === "message" && entry.message.role === "assistant");
+		branchAssistants.forEach((entry, index) => {
+			const request = projected?.projected.requests[index];
+			if (request) byEntry.set(entry.id, request.promptTokens);
+		});
+		const aligned = series.points.map((point) => byEntry.get(point.entryId));
+		if (aligned.every((value) => value !== undefined)) {
+			const indexOf = new Map(series.points.map((point, index) => [point.entryId, index]));
+			const commits = projected.commitRequests
+				.map((at) => indexOf.get(branchAssistants[at]?.id ?? ""))
+				.filter((at): at is number => at !== undefined);
+			series.projected = { promptTokens: aligned, commits };
+		}
+	}
+	const text = renderReport(session, stats, activity, options, projected, series);
+	return projected ? { text, series, activity, projection: projected } : { text, series, activity };
+}
+
+/** Render the report text from its computed parts. */
+export function renderReport(
 	session: LoadedSession,
-	stats: SessionStats = sessionStatsOf(session),
-	options: ReportOptions = {},
+	stats: SessionStats,
+	activity: FoldActivity,
+	options: ReportOptions,
+	projection: ProjectedSavings | undefined,
+	series: ChartSeries,
 ): string {
 	const { header } = session;
 	const usage = stats.usage;
 	const defects = stats.closureDefects;
-	const lines = [
+	const lines: string[] = [];
+	if (session.diagnostics.length > 0) {
+		lines.push(
+			`Problems: ${integer.format(session.diagnostics.length)} line${session.diagnostics.length === 1 ? "" : "s"} skipped`,
+		);
+		for (const diagnostic of session.diagnostics.slice(0, PROBLEMS_LISTED_MAX)) lines.push(`  ${diagnostic.message}`);
+		if (session.diagnostics.length > PROBLEMS_LISTED_MAX)
+			lines.push(`  … ${session.diagnostics.length - PROBLEMS_LISTED_MAX} more`);
+		lines.push("");
+	}
+	lines.push(
 		`Session ${header.id}`,
 		`  file      ${session.path}`,
 		`  cwd       ${header.cwd}`,
@@ -55,6 +138,21 @@ export function formatReport(
 		`  messages  ${integer.format(stats.contextMessages)}`,
 		`  tokens    ~${integer.format(stats.contextTokens)}`,
 		"",
+		...activitySection(activity, options.store ?? null),
+		"",
+	);
+	if (!activity.present) {
+		lines.push(
+			...(projection
+				? savingsSection(projection)
+				: [
+						"What pi-fold would have saved: not computed" +
+							(options.replay === false ? " (--no-replay)" : " (no request recorded usage)"),
+					]),
+			"",
+		);
+	}
+	lines.push(
 		"Recorded provider usage:",
 		`  requests    ${integer.format(usage.requests)}`,
 		`  input       ${integer.format(usage.input)}`,
@@ -69,13 +167,78 @@ export function formatReport(
 				...(options.rateCard ? { card: options.rateCard } : {}),
 			}),
 		),
-	];
-	if (session.diagnostics.length > 0) {
-		lines.push("", `Skipped lines (${session.diagnostics.length}):`);
-		for (const diagnostic of session.diagnostics.slice(0, 20)) lines.push(`  ${diagnostic.message}`);
-		if (session.diagnostics.length > 20) lines.push(`  … ${session.diagnostics.length - 20} more`);
-	}
+		"",
+		...sparklineSection(series),
+	);
 	return `${lines.join("\n")}\n`;
+}
+
+/** "pi-fold in this session": folds, bytes held out, commits, compaction engines, the store. */
+export function activitySection(activity: FoldActivity, store: StoreSize | null): string[] {
+	const compactions = activity.compactions;
+	const engines =
+		compactions.deterministic + compactions.pi === 0
+			? "none"
+			: `${compactions.deterministic} by pi-fold's deterministic compactor, ${compactions.pi} by Pi's summarizer`;
+	if (!activity.present) {
+		return [
+			"pi-fold in this session: not used (no pi-fold entries)",
+			`  compactions   ${engines}`,
+			`  context edits ${integer.format(activity.contextEdits)}${activity.contextEdits > 0 ? " (by another extension)" : ""}`,
+		];
+	}
+	const reasons = Object.entries(activity.commitReasons)
+		.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+		.map(([reason, count]) => `${count} ${reason}`)
+		.join(", ");
+	const lines = [
+		"pi-fold in this session (active branch):",
+		`  folds         ${integer.format(activity.folds)}${activity.dissolved > 0 ? ` (${activity.dissolved} dissolved)` : ""}, ${integer.format(activity.collapsedInWindow)} shown as briefs now`,
+		`  held out      ${readableBytes(activity.heldOutBytes)} of source kept out of the window (exact copies in the store)`,
+		`  commits       ${activity.commits === 0 ? "none by the ladder" : `${integer.format(activity.commits)} (${reasons}), ~${integer.format(activity.freedTokens)} tokens freed`}`,
+		`  context edits ${integer.format(activity.contextEdits)}`,
+		`  compactions   ${engines}`,
+		store
+			? `  store         ${readableBytes(store.bytes)} in ${integer.format(store.files)} file${store.files === 1 ? "" : "s"} at ${store.dir}`
+			: `  store         not found next to the session file (${readableBytes(activity.sourceBytes)} of fold sources recorded)`,
+	];
+	if (activity.skipped > 0) lines.push(`  unreadable    ${activity.skipped} pi-fold entries skipped`);
+	return lines;
+}
+
+/** "What pi-fold would have saved": recorded vs projected, both under the cache model. */
+export function savingsSection(projection: ProjectedSavings): string[] {
+	const { recorded, projected } = projection;
+	const saved = recorded.cost - projected.cost;
+	const share = recorded.cost > 0 ? saved / recorded.cost : 0;
+	const row = (label: string, a: number, b: number, format: (n: number) => string) =>
+		`  ${label.padEnd(16)} ${format(a).padStart(14)}  ${format(b).padStart(14)}`;
+	const tokens = (n: number) => integer.format(Math.round(n));
+	const lines = [
+		"What pi-fold would have saved (active branch replayed through its default ladder):",
+		`  ${"".padEnd(16)} ${"recorded".padStart(14)}  ${"with pi-fold".padStart(14)}`,
+		row("cost", recorded.cost, projected.cost, money),
+		row("prompt tokens", recorded.promptTokens, projected.promptTokens, tokens),
+		row("cache reads", recorded.cachedTokens, projected.cachedTokens, tokens),
+		row("uncached input", recorded.uncachedTokens, projected.uncachedTokens, tokens),
+		row("peak request", recorded.peakPromptTokens, projected.peakPromptTokens, tokens),
+		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%), ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
+		`  model            ${projection.mainModelKey}, prefix cache ${cacheText(projection)}`,
+		"                   (both columns modelled the same way, so they differ only in what was sent)",
+	];
+	if (recorded.fallbackPriced > 0)
+		lines.push(
+			`  note             ${recorded.fallbackPriced} request${recorded.fallbackPriced === 1 ? "" : "s"} of models Pi's catalog does not know priced with the ${FALLBACK_CARD_NAME} card`,
+		);
+	if (projection.unattributed > 0)
+		lines.push(`  note             ${projection.unattributed} rewrites the replay could not attribute (report this)`);
+	return lines;
+}
+
+function cacheText(projection: ProjectedSavings): string {
+	const ttl = projection.cache.ttlSeconds;
+	const min = projection.cache.minCachedTokens ?? 0;
+	return `${ttl === undefined ? "without expiry" : `expiring after ${ttl} s idle`}, ${integer.format(min)}-token minimum`;
 }
 
 const money = (dollars: number): string => `$${dollars.toFixed(4)}`;
@@ -116,6 +279,18 @@ export function costSection(cost: SessionCost): string[] {
 			: `  above long context     ${integer.format(cost.requestsAboveThreshold)} of ${integer.format(cost.requests.length)} requests over ${integer.format(cost.threshold)} tokens`,
 	);
 	return lines;
+}
+
+/**
+ * The report text alone. Kept for callers that time the report (bench/suites/report.ts):
+ * the replay runs only when `options.replay` is true here, whereas the CLI replays by default.
+ */
+export function formatReport(
+	session: LoadedSession,
+	_stats: SessionStats = sessionStatsOf(session),
+	options: ReportOptions = {},
+): string {
+	return buildReport(session, { ...options, replay: options.replay === true }).text;
 }
 
 export function sessionStatsOf(session: LoadedSession): SessionStats {

@@ -36,8 +36,28 @@ export interface LatticeIndex {
 
 type Range = { start: number; end: number } | { problem: string };
 
+/**
+ * Indexes already built, per lattice and view. Both are immutable values (an
+ * operation returns a new lattice; a new branch gets a new view), so one
+ * index serves every reader of the same pair within a request.
+ */
+const indexCache = new WeakMap<FoldLattice, WeakMap<BranchView, LatticeIndex>>();
+
 /** Place every fold of `lattice` on the branch of `view`. */
 export function indexLattice(lattice: FoldLattice, view: BranchView): LatticeIndex {
+	let byView = indexCache.get(lattice);
+	if (!byView) {
+		byView = new WeakMap();
+		indexCache.set(lattice, byView);
+	}
+	const known = byView.get(view);
+	if (known) return known;
+	const index = buildIndex(lattice, view);
+	byView.set(view, index);
+	return index;
+}
+
+function buildIndex(lattice: FoldLattice, view: BranchView): LatticeIndex {
 	const parents = parentMap(lattice);
 	const ranges = new Map<string, Range>();
 	const rangeOf = (id: string, depth: number): Range => {

@@ -1,18 +1,34 @@
 /** The installed `pi-fold` command end to end: a real process, its exit code and its output streams. */
 
 import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../../bin/pi-fold.js", import.meta.url));
+const MANIFEST = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+	version: string;
+	engines: { node: string };
+};
+/** The machine's own Node; on the development and CI machines it is Node 20, older than pi-fold needs. */
+const SYSTEM_NODE = "/usr/bin/node";
+/** Each process loads Pi's modules (a second or more on a loaded 2-core machine); a test runs up to four. */
+const PROCESS_TEST_TIMEOUT_MS = 60_000;
 
 function run(...args: string[]) {
 	return spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
 }
 
-describe("bin/pi-fold.js", () => {
+function nodeMajor(binary: string): number {
+	const version = spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.trim();
+	return Number(/^v(\d+)\./.exec(version)?.[1] ?? Number.NaN);
+}
+
+const oldNode = existsSync(SYSTEM_NODE) && nodeMajor(SYSTEM_NODE) < 22 ? SYSTEM_NODE : undefined;
+
+describe("bin/pi-fold.js", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
 	it("prints the report of the bundled sample and exits 0", () => {
-		const result = run("report");
+		const result = run("report", "--no-replay");
 		expect(result.status).toBe(0);
 		expect(result.stdout).toContain("Session sample-0001");
 		expect(result.stderr).toBe("");
@@ -24,5 +40,30 @@ describe("bin/pi-fold.js", () => {
 		expect(missing.stderr.trim().split("\n")).toHaveLength(1);
 		expect(missing.stderr).not.toMatch(/\n\s+at /);
 		expect(run("nonsense").status).toBe(2);
+		const flag = run("report", "--verbose");
+		expect(flag.status).toBe(2);
+		expect(flag.stderr).toBe(
+			'pi-fold: unknown option "--verbose" for report. Run "pi-fold report --help" for usage.\n',
+		);
+	});
+
+	it("prints --help and --version on stdout and exits 0", () => {
+		const help = run("report", "--help");
+		expect(help.status).toBe(0);
+		expect(help.stdout).toMatch(/^Usage: pi-fold report /);
+		const version = run("--version");
+		expect(version).toMatchObject({ status: 0, stdout: `pi-fold ${MANIFEST.version}\n`, stderr: "" });
+	});
+
+	it.skipIf(!oldNode)("on Node 20 prints one line naming the Node it needs instead of a loader error", () => {
+		const result = spawnSync(oldNode ?? SYSTEM_NODE, [BIN, "report"], { encoding: "utf8" });
+		expect(result.status).toBe(1);
+		expect(result.stdout).toBe("");
+		expect(result.stderr).toMatch(
+			/^pi-fold needs Node ≥ 22\.19 \(found v20\.\d+\.\d+\); run it through npm \(npm start\) or install Node 22\n$/,
+		);
+		expect(result.stderr).not.toContain("ERR_UNKNOWN_FILE_EXTENSION");
+		// The check names the same floor as package.json.
+		expect(MANIFEST.engines.node).toBe(">=22.19");
 	});
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,14 +17,14 @@ describe("pi-fold report", () => {
 	});
 
 	it("reports a real log's entries, roles, tools and usage", () => {
-		const result = runCli(["report", REAL_SESSIONS.beforeCompaction]);
+		const result = runCli(["report", "--no-replay", REAL_SESSIONS.beforeCompaction]);
 		expect(result.code).toBe(0);
 		expect(result.stdout).toMatch(/entries\s+1,002/);
 		expect(result.stdout).toMatch(/assistant\s+484/);
 		expect(result.stdout).toMatch(/bash\s+206/);
 		expect(result.stdout).toMatch(/format\s+v1 \(migrated as Pi migrates it\)/);
 		expect(result.stdout).toMatch(/cache read\s+54,693,675/);
-		expect(result.stdout).toBe(runCli(["report", REAL_SESSIONS.beforeCompaction]).stdout);
+		expect(result.stdout).toBe(runCli(["report", "--no-replay", REAL_SESSIONS.beforeCompaction]).stdout);
 	});
 
 	it("turns bad input into one clear line and a non-zero exit", () => {
@@ -39,7 +39,8 @@ describe("pi-fold report", () => {
 		writeFileSync(damaged, `${JSON.stringify(sessionHeader())}\n{"type":"message"`);
 		const partial = runCli(["report", damaged]);
 		expect(partial.code).toBe(0);
-		expect(partial.stdout).toMatch(/Skipped lines \(1\):\n\s+line 2: last line is incomplete JSON/);
+		// Problems come first, before the session header, so they cannot be missed.
+		expect(partial.stdout).toMatch(/^Problems: 1 line skipped\n\s+line 2: last line is incomplete JSON.*\n\nSession /);
 		expect(runCli(["frobnicate"])).toMatchObject({ code: 2 });
 		expect(runCli(["report", "a", "b"]).stderr).toMatch(/one session path/);
 	});
@@ -56,7 +57,13 @@ describe("pi-fold report: cost", () => {
 	});
 
 	it("re-prices a real log with its catalog card and with a named card", () => {
-		const { code, stdout } = runCli(["report", "--rate-card", "gpt-5.6", REAL_SESSIONS.beforeCompaction]);
+		const { code, stdout } = runCli([
+			"report",
+			"--no-replay",
+			"--rate-card",
+			"gpt-5.6",
+			REAL_SESSIONS.beforeCompaction,
+		]);
 		expect(code).toBe(0);
 		expect(stdout).toMatch(/Pi's ledger\s+\$42\.5959/);
 		expect(stdout).toMatch(
@@ -66,7 +73,9 @@ describe("pi-fold report: cost", () => {
 		expect(stdout).toMatch(/cache share\s+0\.970 /);
 		expect(stdout).toMatch(/peak request context\s+184,915 tokens/);
 		expect(stdout).toMatch(/above long context\s+0 of 484 requests over 272,000 tokens/);
-		expect(runCli(["report", `--rate-card=gpt-5.6`, REAL_SESSIONS.beforeCompaction]).stdout).toBe(stdout);
+		expect(runCli(["report", "--no-replay", `--rate-card=gpt-5.6`, REAL_SESSIONS.beforeCompaction]).stdout).toBe(
+			stdout,
+		);
 	});
 
 	it("reports the long-context surcharge and the requests that crossed the threshold", () => {
@@ -94,6 +103,8 @@ describe("pi-fold report: cost", () => {
 			["report", "--rate-card", "no-such-card"],
 			["report", "--rate-card", "gpt-5.6", "--rate-card", "gpt-5.6"],
 			["report", "--verbose"],
+			["report", "--html"],
+			["report", "--html", "a.html", "--html", "b.html"],
 		]) {
 			const result = runCli(args);
 			expect(result).toMatchObject({ code: 2, stdout: "" });
@@ -103,5 +114,46 @@ describe("pi-fold report: cost", () => {
 		expect(parseReportArgs(["--rate-card", "anthropic/claude-sonnet-4-5"])).toMatchObject({
 			rateCard: { name: "anthropic/claude-sonnet-4-5" },
 		});
+	});
+});
+
+describe("pi-fold help, --help and --version", () => {
+	it("prints the usage for help, --help and -h, and a command's own help", () => {
+		for (const argv of [[], ["help"], ["--help"], ["-h"]]) {
+			const result = runCli(argv);
+			expect(result).toMatchObject({ code: 0, stderr: "" });
+			expect(result.stdout).toMatch(/^Usage: pi-fold <command>/);
+			expect(result.stdout).toMatch(/report \[options\] \[session\.jsonl\]/);
+		}
+		for (const argv of [
+			["report", "--help"],
+			["report", "-h"],
+			["help", "report"],
+			["report", "x.jsonl", "--help"],
+		]) {
+			const result = runCli(argv);
+			expect(result).toMatchObject({ code: 0, stderr: "" });
+			expect(result.stdout).toMatch(/^Usage: pi-fold report \[options\] \[session\.jsonl\]/);
+			expect(result.stdout).toMatch(/--rate-card <card>[\s\S]*--html <out\.html>[\s\S]*--no-replay/);
+		}
+		expect(runCli(["help", "nope"])).toMatchObject({ code: 2, stdout: "" });
+	});
+
+	it("prints the package version for --version, -v, version and report --version", () => {
+		const version = (
+			JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+		).version;
+		for (const argv of [["--version"], ["-v"], ["version"], ["report", "--version"]]) {
+			expect(runCli(argv)).toEqual({ code: 0, stdout: `pi-fold ${version}\n`, stderr: "" });
+		}
+	});
+
+	it("names an unknown flag and points at the command's help", () => {
+		expect(runCli(["report", "--verbose"]).stderr).toBe(
+			'pi-fold: unknown option "--verbose" for report. Run "pi-fold report --help" for usage.\n',
+		);
+		expect(runCli(["report", "-q"]).stderr).toMatch(/^pi-fold: unknown option "-q" for report\./);
+		expect(runCli(["--frobnicate"]).stderr).toMatch(/^pi-fold: unknown option "--frobnicate"\. Run "pi-fold help"/);
+		expect(runCli(["frobnicate"]).stderr).toMatch(/^pi-fold: unknown command "frobnicate"\./);
 	});
 });

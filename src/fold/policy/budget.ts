@@ -37,11 +37,23 @@ export interface WindowReading {
 	total: number;
 }
 
+/** Estimates per message object: Pi's projection reuses an unedited entry's message, so most are hits. */
+const tokenMemo = new WeakMap<AgentMessage, number>();
+
+function memoTokens(message: AgentMessage): number {
+	let tokens = tokenMemo.get(message);
+	if (tokens === undefined) {
+		tokens = estimateMessageTokens(message);
+		tokenMemo.set(message, tokens);
+	}
+	return tokens;
+}
+
 /** Estimate the window Pi would send for a projection: Pi's own chars/4 rule per message. */
 export function readWindow(
 	projection: Pick<SessionProjection, "entries">,
 	fixedText: string,
-	tokensOf: (message: AgentMessage) => number = estimateMessageTokens,
+	tokensOf: (message: AgentMessage) => number = memoTokens,
 ): WindowReading {
 	const entryTokens = new Map<string, number>();
 	let total = Math.ceil(fixedText.length / PI_CHARS_PER_TOKEN);

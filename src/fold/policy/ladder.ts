@@ -150,10 +150,25 @@ function responsesAfter(view: BranchView): number[] {
 	return after;
 }
 
-/** Entry ranges covered by any placed fold, collapsed or expanded: never proposed again. */
+/**
+ * Entry ranges covered by any placed fold, collapsed or expanded: never
+ * proposed again. Root folds never overlap, so a sorted list and a binary
+ * search answer each query in log time.
+ */
 function coveredBy(index: LatticeIndex): (start: number, end: number) => boolean {
-	const ranges = [...index.placed.values()].map((fold) => [fold.start, fold.end] as const);
-	return (start, end) => ranges.some(([a, b]) => start < b && a < end);
+	const roots = index.ordered.filter((fold) => fold.parentId === undefined);
+	return (start, end) => {
+		let lo = 0;
+		let hi = roots.length;
+		// First root that ends after `start`.
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if ((roots[mid]?.end ?? 0) <= start) lo = mid + 1;
+			else hi = mid;
+		}
+		const root = roots[lo];
+		return root !== undefined && root.start < end;
+	};
 }
 
 /**

@@ -1,0 +1,149 @@
+/**
+ * What pi-fold would have saved on a session recorded without it: the active
+ * branch's recorded prompts and the prompts pi-fold's ladder would have sent
+ * instead (`fold-replay.ts`), both through one prefix-cache model and each
+ * request's own rate card, so the two sequences differ only in what they sent.
+ *
+ * Prompts are calibrated to provider tokens with the log's own fit
+ * (`calibrateRequests` over the recorded requests), the same fit for both.
+ * Pure over the branch's entries.
+ */
+
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { resolveOptions } from "../fold/options.ts";
+import type { Calibration } from "../session/tokens.ts";
+import { catalogCacheTtlSeconds } from "./catalog.ts";
+import { cardForModelKey, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
+import type { HostFacts } from "./fold-shell.ts";
+import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
+import { priceRequest, simulatedUsage } from "./price.ts";
+import { calibrateRequests, promptRequests, type SessionRequest, sessionRequests } from "./session-requests.ts";
+
+/** Minimum cacheable prefix (Anthropic's and OpenAI's documented floor), as in the prefix-cache benchmark. */
+export const MIN_CACHED_TOKENS = 1024;
+
+/** One modelled request. */
+export interface ModelledRequest {
+	promptTokens: number;
+	cachedTokens: number;
+	/** Prompt tokens not served from cache (fresh input or cache writes). */
+	uncachedTokens: number;
+	/** USD at the request's own card and tier. */
+	cost: number;
+}
+
+/** A request sequence under the cache model. */
+export interface ModelledSequence {
+	requests: ModelledRequest[];
+	promptTokens: number;
+	cachedTokens: number;
+	uncachedTokens: number;
+	cost: number;
+	peakPromptTokens: number;
+	/** Requests priced with the fallback card because the catalog does not know their model. */
+	fallbackPriced: number;
+}
+
+export interface ProjectedSavings {
+	/** The model that served most requests, and the cache model used. */
+	mainModelKey: string;
+	cache: PrefixCacheOptions;
+	/** Serving budget of the main model (tokens), when the catalog knows it. */
+	budget: number | undefined;
+	/** The branch's prompts as recorded, under the cache model. */
+	recorded: ModelledSequence;
+	/** What pi-fold's ladder would have sent, under the same model. */
+	projected: ModelledSequence;
+	commits: number;
+	folds: number;
+	/** Index of the first request each projected commit shaped. */
+	commitRequests: number[];
+	/** Rewrites the replay could not attribute (0 unless the mirror drifted from the runtime). */
+	unattributed: number;
+}
+
+/** The cache model a log is priced under: its main model's catalog time-to-live, a 1,024-token minimum. */
+export function cacheOptionsFor(mainModelKey: string): PrefixCacheOptions {
+	const at = mainModelKey.indexOf("/");
+	const ttl = at > 0 ? catalogCacheTtlSeconds(mainModelKey.slice(0, at), mainModelKey.slice(at + 1)) : undefined;
+	return ttl === undefined
+		? { minCachedTokens: MIN_CACHED_TOKENS }
+		: { minCachedTokens: MIN_CACHED_TOKENS, ttlSeconds: ttl };
+}
+
+/** Price a request sequence under the cache model, request by request. */
+export function modelSequence(
+	requests: readonly SessionRequest[],
+	calibration: Calibration,
+	cache: PrefixCacheOptions,
+): ModelledSequence {
+	const modelled = simulatePrefixCache(promptRequests(requests, calibration), cache);
+	const sequence: ModelledSequence = {
+		requests: [],
+		promptTokens: modelled.promptTokens,
+		cachedTokens: modelled.cachedTokens,
+		uncachedTokens: modelled.freshTokens,
+		cost: 0,
+		peakPromptTokens: 0,
+		fallbackPriced: 0,
+	};
+	modelled.requests.forEach((cached, index) => {
+		const request = requests[index];
+		if (!request) return;
+		const { card, fallback } = cardForModelKey(request.modelKey);
+		if (fallback) sequence.fallbackPriced++;
+		const cost = priceRequest(card, simulatedUsage(card, cached, request.output)).cost.total;
+		sequence.cost += cost;
+		sequence.peakPromptTokens = Math.max(sequence.peakPromptTokens, cached.promptTokens);
+		sequence.requests.push({
+			promptTokens: cached.promptTokens,
+			cachedTokens: cached.cachedTokens,
+			uncachedTokens: cached.freshTokens,
+			cost,
+		});
+	});
+	return sequence;
+}
+
+/** The model that served most requests on the branch ("/" when none). */
+export function mainModel(entries: readonly SessionEntry[]): string {
+	const counts = new Map<string, number>();
+	for (const entry of entries) {
+		if (entry.type !== "message" || entry.message.role !== "assistant") continue;
+		const key = modelKeyOf(entry);
+		counts.set(key, (counts.get(key) ?? 0) + 1);
+	}
+	return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? "/";
+}
+
+/** Replay the active branch through pi-fold's default ladder and price both sequences. */
+export function projectSavings(branch: readonly SessionEntry[], cwd: string): ProjectedSavings {
+	const logged = sessionRequests(branch);
+	const calibration = calibrateRequests(logged);
+	const mainModelKey = mainModel(branch);
+	const cache = cacheOptionsFor(mainModelKey);
+	// The calibration's overhead is in provider tokens; the ladder reads Pi's estimate.
+	const fixedTokens = Math.max(0, Math.round(calibration.overhead / calibration.scale));
+	const hosts = new Map<string, HostFacts>();
+	const hostFor = (entry: SessionEntry): HostFacts => {
+		const key = modelKeyOf(entry);
+		let host = hosts.get(key);
+		if (!host) {
+			host = hostFacts(key, fixedTokens, cwd);
+			hosts.set(key, host);
+		}
+		return host;
+	};
+	const ladder = replayBranch(branch, "ladder", resolveOptions(), hostFor);
+	return {
+		mainModelKey,
+		cache,
+		budget: hostFacts(mainModelKey, fixedTokens, cwd).budget,
+		recorded: modelSequence(logged, calibration, cache),
+		projected: modelSequence(ladder.requests, calibration, cache),
+		commits: ladder.commits,
+		folds: ladder.folds,
+		commitRequests: ladder.commitRequests,
+		unattributed: ladder.unattributed,
+	};
+}

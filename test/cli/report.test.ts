@@ -1,0 +1,103 @@
+/**
+ * The report's pi-fold sections on real logs: what pi-fold would have saved on
+ * a session recorded without it (the ladder replay), and what it did in a
+ * session recorded with it (the replay's own branch, written back as a log:
+ * fold records, deltas, commit summaries and context edits as the runtime
+ * persists them). One replay of the real log serves both (it takes seconds).
+ */
+
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/main.ts";
+import { readableBytes } from "../../src/cli/report.ts";
+import { cardForModelKey, hostFacts, replayBranch } from "../../src/cost/fold-replay.ts";
+import { resolveOptions } from "../../src/fold/options.ts";
+import { loadSessionFile } from "../../src/session/load.ts";
+import { REAL_SESSIONS, toJsonl } from "../fixtures/session.ts";
+
+/** A replay of the real log takes several seconds; two on a loaded machine is still well inside this. */
+const REPLAY_TIMEOUT_MS = 120_000;
+
+let withoutPiFold: string;
+let withPiFold: string;
+let sessionDir: string;
+
+beforeAll(() => {
+	withoutPiFold = runCli(["report", REAL_SESSIONS.beforeCompaction]).stdout;
+	const session = loadSessionFile(REAL_SESSIONS.beforeCompaction);
+	const branch = session.manager.getBranch();
+	const host = hostFacts("anthropic/claude-opus-4-5", 0, session.header.cwd);
+	const replay = replayBranch(branch, "ladder", resolveOptions(), () => host);
+	sessionDir = mkdtempSync(join(tmpdir(), "pi-fold-report-"));
+	const path = join(sessionDir, "folded.jsonl");
+	writeFileSync(path, toJsonl(replay.branch, { ...session.header, version: 3 }));
+	// A store with two blobs next to the log, as the runtime lays it out.
+	const blobs = join(sessionDir, `${session.header.id}.pi-fold`, "sha256", "ab");
+	mkdirSync(blobs, { recursive: true });
+	writeFileSync(join(blobs, "ab01"), "x".repeat(3000));
+	writeFileSync(join(blobs, "ab02"), "y".repeat(2000));
+	withPiFold = runCli(["report", "--no-replay", path]).stdout;
+}, REPLAY_TIMEOUT_MS);
+
+describe("pi-fold report on a session recorded without pi-fold", () => {
+	it("says pi-fold was not used and how the compactions were made", () => {
+		expect(withoutPiFold).toMatch(/pi-fold in this session: not used \(no pi-fold entries\)\n/);
+		expect(withoutPiFold).toMatch(/compactions\s+0 by pi-fold's deterministic compactor, 2 by Pi's summarizer/);
+	});
+
+	it("prices the recorded and the replayed requests under one cache model and names the saving", () => {
+		const section = withoutPiFold.slice(withoutPiFold.indexOf("What pi-fold would have saved"));
+		expect(section).toMatch(/recorded\s+with pi-fold\n/);
+		const cost = /cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
+		expect(Number(cost?.[2])).toBeLessThan(Number(cost?.[1]));
+		expect(section).toMatch(/saving\s+\$\d+\.\d{4} \(\d+\.\d%\), \d+ commits folding \d+ spans/);
+		expect(section).toMatch(/model\s+anthropic\/claude-opus-4-5, prefix cache expiring after 300 s idle/);
+		expect(section).not.toMatch(/could not attribute/);
+		const peaks = /peak request\s+([\d,]+)\s+([\d,]+)/.exec(section);
+		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThan(Number(peaks?.[1]?.replaceAll(",", "")));
+	});
+
+	it("ends with the sparkline: recorded and pi-fold rows, compactions and commits marked", () => {
+		const chart = withoutPiFold.slice(withoutPiFold.indexOf("Context per request"));
+		expect(chart).toMatch(
+			/^Context per request \(471 requests, 13 with no usage left out; 8 requests per column, tallest shown; full block = the 200,000-token window\):/,
+		);
+		const rows = chart.split("\n");
+		const recorded = rows.find((row) => row.startsWith("  recorded  "));
+		const folded = rows.find((row) => row.startsWith("  pi-fold   "));
+		expect(recorded?.length).toBe(12 + 59);
+		expect(folded?.length).toBe(12 + 59);
+		// Two compactions under the recorded row; commits (F) under the pi-fold row.
+		expect(rows[rows.indexOf(recorded ?? "") + 1]?.match(/C/g)).toHaveLength(2);
+		expect(rows[rows.indexOf(folded ?? "") + 1]).toMatch(/F/);
+		expect(rows.at(-2)).toBe("            C compaction, F pi-fold commit, * both");
+	});
+});
+
+describe("pi-fold report on a session recorded with pi-fold", () => {
+	it("counts folds, bytes held out, commits by reason, context edits and the store on disk", () => {
+		expect(withPiFold).toMatch(/pi-fold in this session \(active branch\):\n/);
+		expect(withPiFold).toMatch(/folds\s+\d+, \d+ shown as briefs now\n/);
+		expect(withPiFold).toMatch(/held out\s+\d+(\.\d)? (KB|MB) of source kept out of the window/);
+		expect(withPiFold).toMatch(/commits\s+\d+ \((\d+ [a-z-]+(, )?)+\), ~[\d,]+ tokens freed/);
+		expect(withPiFold).toMatch(/context edits\s+[1-9]/);
+		expect(withPiFold).toMatch(/store\s+4\.9 KB in 2 files at .*\.pi-fold\n/);
+		expect(withPiFold).not.toContain("What pi-fold would have saved");
+		expect(withPiFold).toMatch(/\n {12}[ F]*F/);
+	});
+
+	it("writes readable sizes", () => {
+		expect([0, 1023, 1024, 5000, 10_240, 1_500_000, 3 * 1024 ** 3].map(readableBytes)).toEqual([
+			"0 B",
+			"1023 B",
+			"1.0 KB",
+			"4.9 KB",
+			"10 KB",
+			"1.4 MB",
+			"3.0 GB",
+		]);
+		expect(cardForModelKey("nobody/nothing").fallback).toBe(true);
+	});
+});
