@@ -124,11 +124,13 @@ export function stageText(workload: Workload, stage: number, reread = false): st
 	const header = `repo_stage ${stage} of ${workload.stages}${reread ? " (re-read)" : ""}: notes for this stage follow.`;
 	const tail = target === undefined ? "" : `\n${probeLine(target)}`;
 	const fact = factLine(workload.seed, stage);
-	const budget = stageBytes(workload, stage) - header.length - tail.length - fact.length - 2;
+	// Filler bytes, each line's newline included: header + filler + fact are joined by one more newline.
+	const budget = stageBytes(workload, stage) - header.length - tail.length - fact.length - 1;
 	const filler: string[] = [];
 	let used = 0;
 	for (let index = 0; used < budget; index++) {
-		const line = fillerLine(workload.seed, stage, index);
+		// The last line is cut to what is left, so the text is exactly stageBytes long.
+		const line = fillerLine(workload.seed, stage, index).slice(0, budget - used - 1);
 		filler.push(line);
 		used += line.length + 1;
 	}

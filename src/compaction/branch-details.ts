@@ -16,6 +16,7 @@
  * `address` is exactly `${entryId}/${subordinal}`.
  */
 
+import { clipText, utf8ByteLength } from "../text/utf8.ts";
 import { type BranchFactBounds, boundFact } from "./branch-facts.ts";
 import {
 	isCount,
@@ -26,7 +27,6 @@ import {
 	own,
 	readBoundedJson,
 } from "./record-guards.ts";
-import { clipText, utf8ByteLength } from "./utf8.ts";
 
 export const FABRIC_BRANCH_SUMMARY_KIND = "pi-fabric.branch-summary";
 export const FABRIC_BRANCH_SUMMARY_VERSION = 2;

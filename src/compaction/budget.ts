@@ -33,18 +33,27 @@
  * characters per token counted on UTF-8 bytes, which never fall below the
  * character count: 8,192 tokens) times max(1, scale), since the summary
  * tokenizes like the text it quotes. The continuity target is fixedOverhead +
- * keepRecentTokens + the reservation. It is clamped to every ceiling: window ×
- * targetContextRatio ("occupancy"), 90% of (window − reserveTokens)
- * ("reserve", the estimator-error margin), and 95% of tokensBefore
- * ("reduction"). On overflow the window is first clamped to 90% of the failed
- * size. The raw-tail budget, in structural tokens, is (target − fixedOverhead −
- * reservation) / scale. An actual summary counts max(bytes / 4, scale ×
- * characters / 4) tokens.
+ * keepRecentTokens + the reservation (reported as `continuityTargetTokens`).
+ * The hard target is the smallest ceiling: window × targetContextRatio
+ * ("occupancy"), 90% of (window − reserveTokens) ("reserve", the
+ * estimator-error margin), and 95% of tokensBefore ("reduction"). On overflow
+ * the window is first clamped to 90% of the failed size. The raw-tail budget,
+ * in structural tokens, is (target − fixedOverhead − reservation) / scale. An
+ * actual summary counts max(bytes / 4, scale × characters / 4) tokens.
  *
- * Cut. Candidates are user, custom_message and assistant entries strictly after
- * the previous marker that split no tool call from its result. The earliest
- * candidate whose suffix fits keeps the largest legal suffix (suffix size only
- * shrinks). None fits: compact everything (`firstKeptEntryId: ""`).
+ * Cut. Candidates are user, custom_message, `!cmd` (bashExecution) and
+ * assistant entries strictly after the previous marker that split no tool
+ * call from its result. keepRecentTokens is a floor, as Pi treats it: the
+ * newest candidate whose suffix holds at least keepRecentTokens (calibrated:
+ * keepRecentTokens / scale structural tokens) is kept, when that suffix fits the raw-tail budget (binding
+ * constraint "continuity"). When it does not (one huge newest entry, or a
+ * session smaller than the floor), the earliest candidate whose suffix fits
+ * keeps the largest legal suffix, and the binding constraint is the ceiling
+ * that set the budget. None fits: compact everything (`firstKeptEntryId:
+ * ""`), which the summary and the UI state. This departs from the spec's
+ * "continuity target clamped to the ceilings" (which kept at most
+ * keepRecentTokens) on purpose: a manual /compact must keep the latest turn
+ * raw whenever it fits.
  *
  * Without model metadata (no window, or no positive tokensBefore) the legacy
  * fallback applies: the earliest whole-turn (user/custom) cut whose structural
@@ -182,11 +191,15 @@ export function findLiveWindow(entries: readonly SessionEntry[]): LiveWindow {
 	return { start: keptIndex, markerIndex, marker: "kept" };
 }
 
-/** How an entry may serve as the first kept entry. */
+/**
+ * How an entry may serve as the first kept entry. A `!cmd` run is a turn of
+ * its own, as Pi treats it: the user ran it, and its output is often the
+ * newest thing the next request needs.
+ */
 export function cutCandidateKind(entry: SessionEntry): "turn" | "assistant" | undefined {
 	if (entry.type === "custom_message") return "turn";
 	if (entry.type !== "message") return undefined;
-	if (entry.message.role === "user") return "turn";
+	if (entry.message.role === "user" || entry.message.role === "bashExecution") return "turn";
 	if (entry.message.role === "assistant") return "assistant";
 	return undefined;
 }
@@ -256,12 +269,24 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 	const safe = closureSafeBoundaries(n, toolCallSpans(entries));
 	// A cut must leave at least one entry summarized and follow the previous marker.
 	const firstCandidate = Math.max(window.markerIndex + 1, 1);
+	const candidate = (index: number, turnsOnly: boolean): boolean => {
+		const entry = entries[index];
+		if (!entry || !safe[index]) return false;
+		const kind = cutCandidateKind(entry);
+		return kind === "turn" || (kind === "assistant" && !turnsOnly);
+	};
 	const earliestFit = (budget: number, turnsOnly: boolean): number | undefined => {
 		for (let index = firstCandidate; index < n; index++) {
-			const entry = entries[index];
-			if (!entry || !safe[index] || (suffix[index] ?? 0) > budget) continue;
-			const kind = cutCandidateKind(entry);
-			if (kind === "turn" || (kind === "assistant" && !turnsOnly)) return index;
+			if ((suffix[index] ?? 0) <= budget && candidate(index, turnsOnly)) return index;
+		}
+		return undefined;
+	};
+	// keepRecentTokens as a floor: the newest cut that keeps at least `floor`, if it fits the ceiling.
+	const floorFit = (floor: number, ceiling: number): number | undefined => {
+		for (let index = n - 1; index >= firstCandidate; index--) {
+			const kept = suffix[index] ?? 0;
+			if (kept > ceiling) return undefined;
+			if (kept >= floor && candidate(index, false)) return index;
 		}
 		return undefined;
 	};
@@ -315,14 +340,18 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 		reserve: floorTokens(Math.max(0, effectiveWindow - reserveTokens) * SAFE_WINDOW_FRACTION),
 		reduction: floorTokens(tokensBefore * REDUCTION_FRACTION),
 	};
-	const targetContextTokens = Math.min(limits.continuity, limits.occupancy, limits.reserve, limits.reduction);
-	const bindingConstraint = (["continuity", "occupancy", "reserve", "reduction"] as const).find(
-		(name) => limits[name] === targetContextTokens,
-	);
+	// The ceilings bound what may be kept; keepRecentTokens is the floor Pi keeps when it fits under them.
+	const targetContextTokens = Math.min(limits.occupancy, limits.reserve, limits.reduction);
 	const rawTailTokenBudget = floorTokens(
 		Math.max(0, targetContextTokens - fixedOverheadTokens - reservation) / tokenScale,
 	);
-	const keptIndex = earliestFit(rawTailTokenBudget, false);
+	// The floor counts real tokens, like the continuity target: structurally keepRecentTokens / scale.
+	const floorIndex = floorFit(floorTokens(keepRecentTokens / tokenScale), rawTailTokenBudget);
+	const keptIndex = floorIndex ?? earliestFit(rawTailTokenBudget, false);
+	const ceilingName = (["occupancy", "reserve", "reduction"] as const).find(
+		(name) => limits[name] === targetContextTokens,
+	);
+	const bindingConstraint = floorIndex !== undefined ? "continuity" : ceilingName;
 	const plan = finish(keptIndex, "budget", rawTailTokenBudget);
 	return {
 		...plan,

@@ -19,6 +19,7 @@
 
 import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection, estimateTokens } from "@earendil-works/pi-coding-agent";
+import { clipText } from "../text/utf8.ts";
 import { budgetDetails, type CompactionReason, fitsAfterSummary, type LiveCutPlan, planLiveCut } from "./budget.ts";
 import { type CompileSummaryResult, compileSummary } from "./compile.ts";
 import {
@@ -32,7 +33,6 @@ import { decodeCustomInstructions, type InstructionErrorCode } from "./instructi
 import { type QaReport, runQa, splitSections } from "./qa.ts";
 import type { OmittedCounts } from "./render.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./request-render.ts";
-import { clipText } from "./utf8.ts";
 
 /** Upper bound of a cancellation message shown to the user. */
 export const MAX_CANCEL_MESSAGE_BYTES = 512;
@@ -166,6 +166,18 @@ function idRange(entries: readonly SessionEntry[], start: number, end: number): 
 	return first && last && end > start ? { first: first.id, last: last.id } : undefined;
 }
 
+/**
+ * The footer line naming what stays raw. Compact-all says so and why: no
+ * legal cut keeps a suffix within the raw-tail budget (the newest turn alone
+ * is larger), so the model knows the summary is all it has.
+ */
+export function keptNote(plan: LiveCutPlan, entries: readonly SessionEntry[]): string {
+	if (!plan.compactAll) {
+		return `Kept raw after this summary: from @${entries[plan.keptIndex]?.id ?? plan.firstKeptEntryId} (~${plan.retainedRawTokens} tokens).`;
+	}
+	return `Kept raw after this summary: nothing (compact-all): no safe cut keeps a tail within the ~${plan.rawTailTokenBudget}-token raw budget.`;
+}
+
 /** Compute the Fabric compaction for one event; see the module comment. */
 export function buildFabricCompaction(input: FabricCompactionInput): FabricCompactionOutcome {
 	const decoded = decodeCustomInstructions(input.customInstructions, "compaction");
@@ -196,6 +208,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		keptEntries: entries.slice(plan.keptIndex),
 		...(rendered.text !== "" ? { requestBlock: rendered.text } : {}),
 		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
+		keptNote: keptNote(plan, entries),
 	});
 	const cumulativeSourceRange = compiled.sourceRange
 		? { first: compiled.sourceRange.firstEntryId, last: compiled.sourceRange.lastEntryId }

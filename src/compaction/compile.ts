@@ -31,6 +31,8 @@ export interface CompileSummaryInput {
 	enrichers?: readonly CompactionEnricher[];
 	/** Tool the footer names for exact recall (`peek` by entry id). Default: DEFAULT_RECALL_TOOL. */
 	recallTool?: string;
+	/** One footer line saying what stays raw after the summary (compact-all says so). */
+	keptNote?: string;
 }
 
 export interface CompileSummaryResult {
@@ -74,6 +76,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 		eventCount: branch.counts.sourceEvents,
 		thinkingErased: branch.counts.thinkingErased,
 		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
+		...(input.keptNote !== undefined ? { keptNote: input.keptNote } : {}),
 	};
 	const rendered = renderSummary({
 		dialogue: projection.dialogue,

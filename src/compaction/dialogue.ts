@@ -7,6 +7,9 @@
  * summarized are eligible; an exchange whose assistant response was
  * summarized but whose user reply sits in the kept raw tail crosses the cut:
  * the response stays inline and the reply is addressed as `retained raw`.
+ * The final answer (the last summarized response, which no user message
+ * followed) takes the newest slot under its own label, so a long last answer
+ * keeps its head and tail rather than one line elsewhere.
  * Fully raw exchanges are dropped before the three-exchange limit, so neither
  * they nor tool volume can age a summarized exchange out. Nothing is inferred
  * from prose: no acceptance, supersession or reset detection.
@@ -18,9 +21,9 @@
  * keeps its head and tail around an explicit omitted-byte marker.
  */
 
+import { utf8ByteLength } from "../text/utf8.ts";
 import type { AssistantEvent, NormalizedEvent, UserEvent } from "./events.ts";
 import { excerptMiddle, multiLine, renderAddress } from "./render-text.ts";
-import { utf8ByteLength } from "./utf8.ts";
 
 export const DIALOGUE_HEADER = "[Recent user directions and discussion]";
 export const DIALOGUE_INTRO = "Source evidence, oldest first; raw messages after this summary take precedence.";
@@ -33,11 +36,15 @@ export const RETAINED_RAW = "retained raw";
 const QUOTE = "> ";
 
 export interface DialogueExchange {
-	user: UserEvent;
+	/** Absent for the final answer: the last response, which no user message followed. */
+	user?: UserEvent;
 	assistant?: AssistantEvent;
 	/** True when the user reply is in the kept raw tail and only the response was summarized. */
 	crossing: boolean;
 }
+
+/** How the final answer's exchange is titled: the last response, which no user message has answered yet. */
+export const FINAL_ANSWER_LABEL = "**Final assistant response (not a verified outcome)**";
 
 export interface RenderedExchange extends DialogueExchange {
 	text: string;
@@ -67,6 +74,9 @@ export function selectDialogueExchanges(events: readonly NormalizedEvent[], cutE
 		}
 		pending = undefined;
 	});
+	// The final answer: a summarized response no user message followed. Protected like an exchange,
+	// so a long last answer keeps its head and tail instead of one line in the status block.
+	if (pending && pending.index < cutEventIndex) eligible.push({ assistant: pending.event, crossing: false });
 	return eligible.slice(-DIALOGUE_EXCHANGE_LIMIT);
 }
 
@@ -96,13 +106,18 @@ function plural(count: number, noun: string): string {
 /** Render one exchange within `DIALOGUE_EXCHANGE_MAX_BYTES`. */
 export function renderExchange(exchange: DialogueExchange, position: number, total: number): RenderedExchange {
 	const { user, assistant, crossing } = exchange;
-	const images = user.images > 0 ? ` (${plural(user.images, "image")})` : "";
+	const images = user && user.images > 0 ? ` (${plural(user.images, "image")})` : "";
 	const title = `Exchange ${position} of ${total}`;
-	const assistantHeading = assistant ? `${ASSISTANT_RESPONSE_LABEL} ${renderAddress(assistant.address)}:` : undefined;
-	const userAddress = renderAddress(user.address);
-	const userHeading = crossing ? `User ${userAddress}: ${RETAINED_RAW}` : `User ${userAddress}${images}:`;
+	const label = user ? ASSISTANT_RESPONSE_LABEL : FINAL_ANSWER_LABEL;
+	const assistantHeading = assistant ? `${label} ${renderAddress(assistant.address)}:` : undefined;
+	const userAddress = user ? renderAddress(user.address) : "";
+	const userHeading = !user
+		? undefined
+		: crossing
+			? `User ${userAddress}: ${RETAINED_RAW}`
+			: `User ${userAddress}${images}:`;
 	const assistantText = assistant ? multiLine(assistant.text) : "";
-	const userText = crossing ? "" : multiLine(user.text);
+	const userText = crossing || !user ? "" : multiLine(user.text);
 
 	const headings = [title, assistantHeading, userHeading].filter((line): line is string => line !== undefined);
 	const textBlocks = (assistantText ? 1 : 0) + (userText ? 1 : 0);
@@ -121,7 +136,7 @@ export function renderExchange(exchange: DialogueExchange, position: number, tot
 	const lines = [title];
 	if (assistantHeading) lines.push(assistantHeading);
 	if (fittedAssistant.text) lines.push(fittedAssistant.text);
-	lines.push(userHeading);
+	if (userHeading) lines.push(userHeading);
 	if (fittedUser.text) lines.push(fittedUser.text);
 	return {
 		...exchange,

@@ -31,6 +31,7 @@
  * Branch-summary envelopes are validated by `branch-details.ts`.
  */
 
+import { utf8ByteLength } from "../text/utf8.ts";
 import { FABRIC_OUTCOMES, type FabricOutcome } from "./events.ts";
 import {
 	isCount,
@@ -41,7 +42,6 @@ import {
 	readBoundedJson,
 } from "./record-guards.ts";
 import { oneLine, shrinkText } from "./render-text.ts";
-import { utf8ByteLength } from "./utf8.ts";
 
 /** Tool name of the outer Fabric execution tool. */
 export const FABRIC_EXEC_TOOL_NAME = "fabric_exec";

@@ -43,6 +43,7 @@ import {
 	type FabricCompactionOutcome,
 	internalErrorCancel,
 	internalErrorMessage,
+	keptNote,
 } from "./compact-event.ts";
 import { PI_VCC_SENTINEL } from "./instructions.ts";
 import { compactionOwnerOf } from "./owner.ts";
@@ -229,6 +230,8 @@ export class CompactionHooks {
 				return { cancel: true };
 			case "compaction":
 				marked[FABRIC_CLAIM_MARKER] = true;
+				if (outcome.plan.compactAll && !quiet)
+					notify(ctx, keptNote(outcome.plan, event.branchEntries), "warning", this.log);
 				return { compaction: outcome.result };
 		}
 	}

@@ -14,8 +14,8 @@
  * being rendered as instructions.
  */
 
+import { clipText, codePointLength, toWellFormedUtf16, utf8ByteLength } from "../text/utf8.ts";
 import { decodeBoundedJson, type JsonDecodeErrorCode, type JsonNode } from "./json-decoder.ts";
-import { clipText, codePointLength, toWellFormedUtf16, utf8ByteLength } from "./utf8.ts";
 
 /** Exact routing sentinel that hands compaction to pi-vcc. */
 export const PI_VCC_SENTINEL = "__pi_vcc__";

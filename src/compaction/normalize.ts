@@ -23,6 +23,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { contentText } from "../text/lines.ts";
 import { type BranchFactV2, parseBranchSummaryDetails } from "./branch-details.ts";
 import {
 	type CustomEvent,
@@ -98,16 +99,6 @@ interface CallInfo {
 
 /** An event before it gets its stream ordinal. */
 type EventDraft = NormalizedEvent extends infer E ? (E extends NormalizedEvent ? Omit<E, "ordinal"> : never) : never;
-
-function contentText(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
-	const texts: string[] = [];
-	for (const part of content) {
-		if (isPlainRecord(part) && part.type === "text" && typeof part.text === "string") texts.push(part.text);
-	}
-	return texts.join("\n");
-}
 
 function contentImages(content: unknown): number {
 	if (!Array.isArray(content)) return 0;

@@ -34,7 +34,9 @@ export function prefixEvents(events: readonly NormalizedEvent[], cutEventIndex: 
 export function projectSummary(events: readonly NormalizedEvent[], cutEventIndex: number): SummaryProjection {
 	const dialogue = renderDialogue(events, cutEventIndex);
 	const source = prefixEvents(events, cutEventIndex);
-	const dialogueUsers = new Set(dialogue.exchanges.map((exchange) => exchange.user.ordinal));
+	const dialogueUsers = new Set(
+		dialogue.exchanges.flatMap((exchange) => (exchange.user ? [exchange.user.ordinal] : [])),
+	);
 	return {
 		dialogue,
 		blocks: [

@@ -24,6 +24,8 @@
  * length) are shared, since the rendered form must be matched exactly.
  */
 
+import { FILE_ACTIONS, OUTER_FABRIC_TOOL } from "../session/facts.ts";
+import { utf8ByteLength } from "../text/utf8.ts";
 import { DIALOGUE_HEADER } from "./dialogue.ts";
 import { ANNOTATIONS_HEADER } from "./enrichers.ts";
 import type { NormalizedEvent } from "./events.ts";
@@ -39,7 +41,6 @@ import { isPlainRecord } from "./record-guards.ts";
 import { CARRY_FORWARD_HEADER, FOOTER_HEADER } from "./render.ts";
 import { ELLIPSIS, oneLine, renderAddress } from "./render-text.ts";
 import { REQUEST_BLOCK_HEADER } from "./request-render.ts";
-import { utf8ByteLength } from "./utf8.ts";
 
 /**
  * Block ceilings from the spec's "Bounded sections" table (UTF-8 bytes,
@@ -65,17 +66,13 @@ export const SPEC_BLOCK_CEILINGS: Readonly<Record<string, number>> = {
 const FILE_KIND_LABELS = { Created: "Created:", Written: "Written:", Modified: "Modified:", Read: "Read:" } as const;
 type FileKind = keyof typeof FILE_KIND_LABELS;
 
-/** Plain Pi tools and Fabric refs whose typed `path` argument is a file address (spec: read, edit, write). */
-const FILE_TOOLS: Readonly<Record<string, "read" | "edit" | "write">> = {
-	read: "read",
-	edit: "edit",
-	write: "write",
-	"pi.read": "read",
-	"pi.edit": "edit",
-	"pi.write": "write",
-};
-/** The outer Fabric execution tool: its result never carries file or failure facts itself. */
-const OUTER_FABRIC_TOOL = "fabric_exec";
+/**
+ * Plain Pi tools and Fabric refs whose typed `path` argument is a file
+ * address, and the outer Fabric tool that carries no facts itself: the fact
+ * extractor's own tables, so QA and summaries agree on what a file tool is.
+ * The probes' logic (kinds, latest touch, omission ranges) stays their own.
+ */
+const FILE_TOOLS = FILE_ACTIONS;
 
 export interface SourceProbe {
 	id: string;

@@ -16,7 +16,8 @@
  * own. The score is the fraction of probes that pass.
  */
 
-import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER } from "./dialogue.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../text/utf8.ts";
+import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER, FINAL_ANSWER_LABEL } from "./dialogue.ts";
 import { ANNOTATIONS_HEADER } from "./enrichers.ts";
 import type { NormalizedEvent } from "./events.ts";
 import { projectSummary } from "./projections.ts";
@@ -42,7 +43,6 @@ import {
 import { ITEM_PREFIX, omissionMarker, QA_FRAGMENT_BYTES } from "./render-fit.ts";
 import { renderAddress } from "./render-text.ts";
 import { REQUEST_BLOCK_HEADER } from "./request-render.ts";
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "./utf8.ts";
 
 export interface QaInput {
 	/** All normalized events: summarized prefix, then kept tail. */
@@ -211,12 +211,15 @@ export function runQa(text: string, input: QaInput): QaReport {
 
 	const dialogue = sections.get(DIALOGUE_HEADER)?.join("\n") ?? "";
 	projection.dialogue.exchanges.forEach((exchange, index) => {
-		const labelled = !exchange.assistant || exchange.text.includes(ASSISTANT_RESPONSE_LABEL);
+		const label = exchange.user ? ASSISTANT_RESPONSE_LABEL : FINAL_ANSWER_LABEL;
+		const labelled = !exchange.assistant || exchange.text.includes(label);
 		probes.push(
 			probe(
 				`dialogue:${index + 1}`,
 				"dialogue",
-				labelled && dialogue.includes(exchange.text) ? undefined : `exchange @${exchange.user.address} excerpt missing`,
+				labelled && dialogue.includes(exchange.text)
+					? undefined
+					: `exchange @${(exchange.user ?? exchange.assistant)?.address ?? "?"} excerpt missing`,
 			),
 		);
 	});

@@ -10,7 +10,7 @@
  */
 
 import { canonicalJson } from "../session/canonical.ts";
-import { utf8ByteLength } from "./utf8.ts";
+import { utf8ByteLength } from "../text/utf8.ts";
 
 /** A plain object: not null, not an array, with Object.prototype or a null prototype. */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {

@@ -10,6 +10,7 @@
  * result is deterministic for identical blocks and budgets.
  */
 
+import { utf8ByteLength } from "../text/utf8.ts";
 import {
 	type OmissionKey,
 	type Sample,
@@ -19,7 +20,6 @@ import {
 	type ViewItem,
 } from "./projections-model.ts";
 import { renderAddress, shrinkText } from "./render-text.ts";
-import { utf8ByteLength } from "./utf8.ts";
 
 /** Required item text never shrinks below this many bytes (QA checks a prefix of it). */
 export const MIN_TEXT_BYTES = 32;

@@ -1,90 +1,25 @@
 /**
- * The mechanical text operations the deterministic compactor is allowed to use.
- *
- * Everything here is structural: sanitize characters, collapse whitespace,
- * select a first line, shrink one-line text with an ellipsis, excerpt
- * multi-line text, and build explicit byte-loss markers. Nothing here looks at what
- * the text means. UTF-8 measuring and clipping live in `utf8.ts`; `sanitizeText`
- * replaces lone surrogates up front so the rendered string and its byte count
- * never disagree.
+ * The mechanical text operations the deterministic compactor is allowed to
+ * use, on top of the package's text toolkit (`src/text/`): address and
+ * identifier rendering, explicit byte-loss markers, and multi-line excerpts.
+ * Nothing here looks at what the text means. The one-line helpers are
+ * re-exported from `src/text/lines.ts` so every compactor module reads them
+ * from one place.
  */
 
-import { isHighSurrogate, isLowSurrogate, truncateUtf8, truncateUtf8Start, utf8ByteLength } from "./utf8.ts";
+import { boundedOneLine } from "../text/lines.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../text/utf8.ts";
 
-/** Marker appended to (or prepended before) a shrunken one-line text. */
-export const ELLIPSIS = "…";
-
-const ELLIPSIS_BYTES = 3;
-
-/**
- * Make text safe to render: CRLF/CR become LF, lone surrogates become U+FFFD,
- * and control characters other than LF and TAB become spaces.
- */
-export function sanitizeText(text: string): string {
-	let out = "";
-	let runStart = 0;
-	for (let index = 0; index < text.length; index++) {
-		const unit = text.charCodeAt(index);
-		let replacement: string | undefined;
-		if (unit === 0x0d) {
-			replacement = text.charCodeAt(index + 1) === 0x0a ? "" : "\n";
-		} else if ((unit < 0x20 && unit !== 0x0a && unit !== 0x09) || (unit >= 0x7f && unit <= 0x9f)) {
-			replacement = " ";
-		} else if (isHighSurrogate(unit)) {
-			if (isLowSurrogate(text.charCodeAt(index + 1))) index++;
-			else replacement = "\uFFFD";
-		} else if (isLowSurrogate(unit)) {
-			replacement = "\uFFFD";
-		}
-		if (replacement !== undefined) {
-			out += text.slice(runStart, index) + replacement;
-			runStart = index + 1;
-		}
-	}
-	return runStart === 0 ? text : out + text.slice(runStart);
-}
-
-/** Sanitized multi-line text with trailing spaces removed per line and outer blank lines trimmed. */
-export function multiLine(text: string): string {
-	return sanitizeText(text)
-		.split("\n")
-		.map((line) => line.trimEnd())
-		.join("\n")
-		.replace(/^\n+|\n+$/g, "");
-}
-
-/** Sanitized text with every whitespace run collapsed to one space, trimmed. */
-export function oneLine(text: string): string {
-	return sanitizeText(text).replace(/\s+/g, " ").trim();
-}
-
-/** The first non-blank line, collapsed to one line (the historical one-line view). */
-export function firstLine(text: string): string {
-	for (const line of sanitizeText(text).split("\n")) {
-		const collapsed = line.replace(/\s+/g, " ").trim();
-		if (collapsed) return collapsed;
-	}
-	return "";
-}
-
-/** Bound one-line text to `maxBytes`, keeping its start (or end) and marking the cut with an ellipsis. */
-export function shrinkText(text: string, maxBytes: number, keep: "start" | "end" = "start"): string {
-	if (utf8ByteLength(text) <= maxBytes) return text;
-	if (maxBytes < ELLIPSIS_BYTES) return "";
-	return keep === "start"
-		? truncateUtf8(text, maxBytes - ELLIPSIS_BYTES) + ELLIPSIS
-		: ELLIPSIS + truncateUtf8Start(text, maxBytes - ELLIPSIS_BYTES);
-}
-
-/** Upper bound for one-line text carried in view items (above every per-line cap). */
-export const ONE_LINE_MAX_BYTES = 4096;
-
-/** `oneLine` + `shrinkText` for potentially huge text, without scanning all of it. */
-export function boundedOneLine(text: string, maxBytes = ONE_LINE_MAX_BYTES, keep: "start" | "end" = "start"): string {
-	const window = maxBytes * 4;
-	const slice = text.length <= window ? text : keep === "start" ? text.slice(0, window) : text.slice(-window);
-	return shrinkText(oneLine(slice), maxBytes, keep);
-}
+export {
+	boundedOneLine,
+	ELLIPSIS,
+	firstLine,
+	multiLine,
+	ONE_LINE_MAX_BYTES,
+	oneLine,
+	sanitizeText,
+	shrinkText,
+} from "../text/lines.ts";
 
 /** Rendered entry ids and nested addresses are cut to this many UTF-8 bytes (after the `@`). */
 export const ADDRESS_MAX_BYTES = 128;

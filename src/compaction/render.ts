@@ -17,11 +17,11 @@
  * survive. Identical input gives identical bytes.
  */
 
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../text/utf8.ts";
 import type { RenderedDialogue } from "./dialogue.ts";
 import { type BlockKey, blockHasContent, type OmissionKey, type ViewBlock } from "./projections-model.ts";
 import { clipLines, type FittedBlock, fitBlock, minimalBlock } from "./render-fit.ts";
 import { boundedOneLine, identifierLabel, omittedBytesMarker, renderAddress, sanitizeText } from "./render-text.ts";
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "./utf8.ts";
 
 /** Hard ceiling of the whole rendered summary, in UTF-8 bytes. */
 export const SUMMARY_MAX_BYTES = 32 * 1024;
@@ -92,7 +92,12 @@ export interface FooterInput {
 	thinkingErased: number;
 	/** Tool named in the recall guidance. Default: DEFAULT_RECALL_TOOL. */
 	recallTool?: string;
+	/** What Pi keeps raw after this summary, one line (e.g. that nothing is kept, and why). */
+	keptNote?: string;
 }
+
+/** Bound of the footer's kept-raw line. */
+export const KEPT_NOTE_MAX_BYTES = 256;
 
 /** Footer timestamp bound (UTF-8 bytes, one line); normalization already keeps it this short. */
 export const SOURCE_TIMESTAMP_MAX_BYTES = 64;
@@ -100,13 +105,24 @@ export const SOURCE_TIMESTAMP_MAX_BYTES = 64;
 /** Tool whose `peek` re-reads an entry's exact source (the fold runtime's context tool). */
 export const DEFAULT_RECALL_TOOL = "active_context";
 
-/** How the model gets exact source back: the tool call is spelled out so it can be made as written. */
-export function recallGuidance(recallTool: string = DEFAULT_RECALL_TOOL): string {
+/** Bytes of the entry id the recall example names; real ids are 8 hex characters. */
+export const RECALL_EXAMPLE_ID_MAX_BYTES = 64;
+
+/**
+ * How the model gets exact source back: the tool call is spelled out so it
+ * can be made as written, with a real entry id of the summarized range as
+ * its example (agents copy a placeholder literally).
+ */
+export function recallGuidance(recallTool: string = DEFAULT_RECALL_TOOL, exampleId?: string): string {
 	const tool = identifierLabel(recallTool);
+	const id = exampleId !== undefined ? boundedOneLine(exampleId, RECALL_EXAMPLE_ID_MAX_BYTES) : "";
+	const example = id
+		? `${tool} ${JSON.stringify({ action: "peek", id })} re-reads the exact source of entry @${id} (use any entry id the same way), SHA-256 addressed. `
+		: `${tool} {"action":"peek","id":"<entry-id>"} re-reads an entry's exact source, SHA-256 addressed. `;
 	return (
 		"Recall: the session log is ground truth and this summary is a bounded view of it. " +
 		"@<entry-id> addresses a session entry, @<entry-id>/<n> a nested Fabric operation, " +
-		`@<entry-id>/phase:<n> a Fabric phase; ${tool} {"action":"peek","id":"<entry-id>"} re-reads an entry's exact source, SHA-256 addressed. ` +
+		`@<entry-id>/phase:<n> a Fabric phase; ${example}` +
 		"Omission markers give the count and the first and last entry of what they leave out."
 	);
 }
@@ -120,7 +136,8 @@ export function renderFooter(input: FooterInput): string {
 		FOOTER_HEADER,
 		`Source timestamp: ${boundedOneLine(input.sourceTimestamp ?? "unknown", SOURCE_TIMESTAMP_MAX_BYTES)}`,
 		`Source range: ${range} (${input.entryCount} entries, ${input.eventCount} events, ${input.thinkingErased} thinking blocks erased)`,
-		recallGuidance(input.recallTool),
+		...(input.keptNote ? [boundedOneLine(input.keptNote, KEPT_NOTE_MAX_BYTES)] : []),
+		recallGuidance(input.recallTool, input.lastEntryId),
 	];
 	return truncateUtf8(lines.join("\n"), BLOCK_CEILINGS.footer);
 }

@@ -13,9 +13,9 @@
  * always carries a marker. Rendering loss is reported apart from decoder loss.
  */
 
+import { utf8ByteLength } from "../text/utf8.ts";
 import type { CompactionInstructionPolicy } from "./details.ts";
 import type { CompactionRequest, DecodedInstructions } from "./instructions.ts";
-import { utf8ByteLength } from "./utf8.ts";
 
 /** Header line of the block. */
 export const REQUEST_BLOCK_HEADER = "[Compaction Request]";

@@ -9,6 +9,8 @@
  * Pi's default so the continuity budget has one source of settings.
  */
 
+import { isPlainRecord } from "./record-guards.ts";
+
 export type CompactionEngine = "fabric" | "pi";
 
 export const DEFAULT_ENGINE: CompactionEngine = "fabric";
@@ -90,10 +92,6 @@ export function isModelKey(key: string): boolean {
 	return slash > 0 && slash < key.length - 1 && key.trim() === key;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isFiniteNumber(value: unknown): value is number {
 	return typeof value === "number" && Number.isFinite(value);
 }
@@ -107,7 +105,7 @@ export function resolveCompactionSettings(raw: unknown): ResolvedCompactionSetti
 	};
 	try {
 		if (raw === undefined || raw === null) return { settings, adjustments };
-		if (!isRecord(raw)) {
+		if (!isPlainRecord(raw)) {
 			note("compaction", "defaulted", "the compaction settings must be an object");
 			return { settings, adjustments };
 		}
@@ -200,7 +198,7 @@ function readThresholdMap(
 ): Record<string, number> {
 	const out: Record<string, number> = {};
 	if (value === undefined) return out;
-	if (!isRecord(value)) {
+	if (!isPlainRecord(value)) {
 		note(name, "defaulted", "must be an object keyed by provider/model");
 		return out;
 	}
@@ -216,7 +214,7 @@ function readThresholdMap(
 
 function readPressureBands(value: unknown, note: Note): PressureBands {
 	if (value === undefined) return { ...DEFAULT_PRESSURE_BANDS };
-	if (isRecord(value)) {
+	if (isPlainRecord(value)) {
 		const { warn, urgent } = value;
 		if (isFiniteNumber(warn) && isFiniteNumber(urgent) && warn > 0 && warn < urgent && urgent < 1) {
 			return { warn, urgent };

@@ -1,12 +1,15 @@
 /**
  * Deterministic fold briefs and the bound every brief obeys.
  *
- * A brief is what the model sees in place of a collapsed fold. The
- * deterministic generator reads only typed fields, never interprets prose:
- * message roles, the first line of the first user message, tool names and
- * typed tool arguments (paths, commands, patterns, stage/step labels),
- * `isError` flags, assistant stop reasons, bash exit codes, and the first line
- * of the last assistant reply. Same entries, same bytes.
+ * A brief is what the model sees in place of a collapsed fold: an index entry
+ * (kind, id, stage labels, the exact recall calls) and a summary an agent can
+ * continue from. The deterministic generator renders the span's typed facts
+ * (`src/session/facts.ts`, the extractor compaction summaries read too):
+ * the ask, how the span ended (the last reply's first substantive sentence),
+ * what changed (edits and writes with their files), the commands with their
+ * outcomes, the errors with their first meaningful line and whether a later
+ * success settled them, what was read and searched, and the tools used. Same
+ * entries, same bytes.
  *
  * Every brief, deterministic or supplied by a model, is finished by
  * `finishBrief`: the body is cut to fit `BRIEF_MAX_CHARS` (UTF-16 code units,
@@ -15,35 +18,34 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { type SpanCommand, type SpanError, type SpanFacts, spanFacts } from "../session/facts.ts";
+import { boundedList, TRUNCATION_MARK, truncateText } from "../text/bounded.ts";
 import type { FoldKind } from "./records.ts";
+
+export { boundedList, TRUNCATION_MARK, truncateText } from "../text/bounded.ts";
 
 /** Upper bound on a whole brief, recall calls included, in UTF-16 code units. */
 export const BRIEF_MAX_CHARS = 1200;
 /** Default name of the context tool the recall calls address. */
 export const DEFAULT_CONTEXT_TOOL_NAME = "active_context";
-/** Marks text cut to fit a bound. */
-export const TRUNCATION_MARK = "…";
 
 /** Per-line bounds, so one long list cannot crowd out the rest of the brief. */
 export const BRIEF_LINE_LIMITS = {
-	ask: 160,
-	reply: 160,
-	errors: 180,
-	files: 180,
-	commands: 160,
+	ask: 180,
+	ended: 200,
 	steps: 120,
+	changed: 200,
+	commands: 200,
+	errors: 260,
+	read: 140,
 	innerFolds: 110,
 	searches: 100,
 	tools: 110,
 } as const;
+/** Bound on one command inside the Commands and Errors lines: the error text matters more than its command. */
+export const BRIEF_COMMAND_CHARS = 48;
 /** Bound on one error's first line inside the Errors line. */
-export const BRIEF_ERROR_TEXT_CHARS = 80;
-
-/** Typed tool-argument keys, by what they name. */
-export const PATH_ARG_KEYS = ["path", "file_path", "filePath", "file"] as const;
-export const COMMAND_ARG_KEYS = ["command", "cmd"] as const;
-export const SEARCH_ARG_KEYS = ["pattern", "query", "glob", "url"] as const;
-export const LABEL_ARG_KEYS = ["stage", "step", "phase", "label", "title"] as const;
+export const BRIEF_ERROR_TEXT_CHARS = 110;
 
 const KIND_LABELS: Record<FoldKind, string> = {
 	"tool-batch": "Tool batch",
@@ -57,16 +59,6 @@ export function recallCalls(id: string, toolName = DEFAULT_CONTEXT_TOOL_NAME): {
 		peek: `${toolName} ${JSON.stringify({ action: "peek", id })}`,
 		expand: `${toolName} ${JSON.stringify({ action: "expand", id })}`,
 	};
-}
-
-/** Cut `text` to at most `max` code units, ending with the truncation mark, never inside a surrogate pair. */
-export function truncateText(text: string, max: number): string {
-	if (text.length <= max) return text;
-	if (max <= TRUNCATION_MARK.length) return "";
-	let cut = max - TRUNCATION_MARK.length;
-	const last = text.charCodeAt(cut - 1);
-	if (last >= 0xd800 && last <= 0xdbff) cut--;
-	return `${text.slice(0, cut).trimEnd()}${TRUNCATION_MARK}`;
 }
 
 /**
@@ -84,24 +76,12 @@ export function finishBrief(body: string, id: string, toolName = DEFAULT_CONTEXT
 	return `${truncateText(trimmed, budget)}\n${suffix}`;
 }
 
-/** What a span holds, read from typed fields only. */
-export interface BriefFacts {
-	entryCount: number;
-	userMessages: number;
-	assistantMessages: number;
-	toolCalls: number;
-	failedCalls: number;
-	/** First line of the first user message. */
-	ask?: string;
-	/** First line of the last assistant text. */
-	lastReply?: string;
-	/** Tool name → number of calls, in order of first call. */
-	tools: Map<string, number>;
-	files: string[];
-	commands: string[];
-	searches: string[];
-	labels: string[];
-	errors: string[];
+/** What a span holds, read from typed fields only (kept under its old name for callers). */
+export type BriefFacts = SpanFacts;
+
+/** The typed facts of a span, as briefs read them. */
+export function briefFacts(entries: readonly SessionEntry[], cwd?: string): SpanFacts {
+	return spanFacts(entries, cwd);
 }
 
 export interface BriefInput {
@@ -118,32 +98,107 @@ export interface BriefInput {
 
 /** A deterministic, bounded brief for a fold, ending with its recall calls. */
 export function deterministicBrief(input: BriefInput): string {
-	const facts = briefFacts(input.entries, input.cwd);
+	const facts = spanFacts(input.entries, input.cwd);
 	return finishBrief(briefBody(input, facts), input.id, input.toolName);
 }
 
-function briefBody(input: BriefInput, facts: BriefFacts): string {
-	const limits = BRIEF_LINE_LIMITS;
-	const counts = [`${facts.entryCount} ${facts.entryCount === 1 ? "entry" : "entries"}`];
+const plural = (count: number, one: string, many = `${one}s`): string => `${count} ${count === 1 ? one : many}`;
+
+/** "Chapter f-…: 12 entries, 1 user, 4 assistant, 7 tool calls, 1 failed." */
+function headerLine(kind: FoldKind, id: string, facts: SpanFacts): string {
+	const counts = [plural(facts.entryCount, "entry", "entries")];
 	if (facts.userMessages > 0) counts.push(`${facts.userMessages} user`);
 	if (facts.assistantMessages > 0) counts.push(`${facts.assistantMessages} assistant`);
-	if (facts.toolCalls > 0) counts.push(`${facts.toolCalls} tool ${facts.toolCalls === 1 ? "call" : "calls"}`);
+	if (facts.toolCalls > 0) counts.push(plural(facts.toolCalls, "tool call"));
 	if (facts.failedCalls > 0) counts.push(`${facts.failedCalls} failed`);
-	const lines = [`${KIND_LABELS[input.kind]} ${input.id}: ${counts.join(", ")}.`];
+	return `${KIND_LABELS[kind]} ${id}: ${counts.join(", ")}.`;
+}
+
+/** Landed edits and writes with the files they changed: "3 edits, 1 write in 2 files: a.ts, b.md". */
+function changedLine(facts: SpanFacts, max: number): string | undefined {
+	const files = [...new Set([...facts.files.Created, ...facts.files.Written, ...facts.files.Modified])];
+	if (files.length === 0) return undefined;
+	const counts = [
+		facts.edits > 0 ? plural(facts.edits, "edit") : "",
+		facts.writes > 0 ? plural(facts.writes, "write") : "",
+	]
+		.filter(Boolean)
+		.join(", ");
+	const lead = `${counts} in ${plural(files.length, "file")}: `;
+	return `${lead}${boundedList(files, ", ", max - lead.length - 9) ?? ""}`;
+}
+
+function commandOutcome(command: SpanCommand): string {
+	if (command.ok) return "ok";
+	return command.exitCode !== undefined ? `exit ${command.exitCode}` : "failed";
+}
+
+/** "5 run, 1 failed; last: npm test → ok; before: git status; npm ci (+2 more)". */
+function commandsLine(facts: SpanFacts, max: number): string | undefined {
+	const commands = facts.commands;
+	const last = commands.at(-1);
+	if (!last) return undefined;
+	const failed = commands.filter((command) => !command.ok).length;
+	const name = (command: SpanCommand) => truncateText(`${command.user ? "!" : ""}${command.text}`, BRIEF_COMMAND_CHARS);
+	const ended = `${name(last)} → ${commandOutcome(last)}`;
+	if (commands.length === 1) return ended;
+	const head = `${commands.length} run${failed > 0 ? `, ${failed} failed` : ""}; last: ${ended}`;
+	const before = [...new Set(commands.slice(0, -1).map(name))].filter((text) => text !== name(last));
+	const list = boundedList(before, "; ", max - head.length - 10);
+	return list ? `${head}; before: ${list}` : head;
+}
+
+function errorItem(error: SpanError): string {
+	const what = truncateText(error.what, BRIEF_COMMAND_CHARS);
+	const exit = error.exitCode !== undefined ? ` exit ${error.exitCode}` : "";
+	const line = error.line ? `: ${truncateText(error.line, BRIEF_ERROR_TEXT_CHARS)}` : "";
+	return `${what}${exit}${line}${error.resolved ? " (resolved later)" : ""}`;
+}
+
+/** Open errors first (they are what the next step must deal with), then the ones a later success settled. */
+function errorsLine(facts: SpanFacts, max: number): string | undefined {
+	const ordered = [
+		...facts.errors.filter((error) => !error.resolved),
+		...facts.errors.filter((error) => error.resolved),
+	];
+	return boundedList(ordered.map(errorItem), "; ", max);
+}
+
+function briefBody(input: BriefInput, facts: SpanFacts): string {
+	const limits = BRIEF_LINE_LIMITS;
+	const lines = [headerLine(input.kind, input.id, facts)];
 	const add = (label: string, text: string | undefined, max: number): void => {
 		if (text) lines.push(truncateText(`${label}: ${text}`, max));
 	};
+	const room = (label: string, max: number) => max - label.length - 2;
 	add("Ask", facts.ask, limits.ask);
-	add("Last reply", facts.lastReply, limits.reply);
-	add("Errors", boundedList(facts.errors, "; ", limits.errors - 8), limits.errors);
-	add("Files", boundedList(facts.files, ", ", limits.files - 7), limits.files);
-	add("Commands", boundedList(facts.commands, "; ", limits.commands - 10), limits.commands);
-	add("Steps", boundedList(labelRanges(facts.labels), ", ", limits.steps - 7), limits.steps);
-	add("Inner folds", boundedList(input.childFoldIds ?? [], ", ", limits.innerFolds - 13), limits.innerFolds);
-	add("Searches", boundedList(facts.searches, "; ", limits.searches - 10), limits.searches);
+	add("Ended", facts.ended, limits.ended);
+	add("Steps", boundedList(labelRanges(facts.labels), ", ", room("Steps", limits.steps)), limits.steps);
+	add("Changed", changedLine(facts, room("Changed", limits.changed)), limits.changed);
+	add("Commands", commandsLine(facts, room("Commands", limits.commands)), limits.commands);
+	add("Errors", errorsLine(facts, room("Errors", limits.errors)), limits.errors);
+	add("Read", boundedList(facts.files.Read, ", ", room("Read", limits.read)), limits.read);
+	const inner = input.childFoldIds ?? [];
+	add("Inner folds", boundedList(inner, ", ", room("Inner folds", limits.innerFolds)), limits.innerFolds);
+	add("Searches", boundedList(facts.searches, "; ", room("Searches", limits.searches)), limits.searches);
 	const tools = [...facts.tools].map(([name, count]) => `${name} ×${count}`);
-	add("Tools", boundedList(tools, ", ", limits.tools - 7), limits.tools);
+	add("Tools", boundedList(tools, ", ", room("Tools", limits.tools)), limits.tools);
 	return lines.join("\n");
+}
+
+/**
+ * The index lines of a brief, the part a reader finds a fold by: its stage
+ * labels and the folds inside it. A model-written brief keeps them, so a
+ * summary in prose never hides which stages a fold covers.
+ */
+export function briefIndexLines(facts: SpanFacts, childFoldIds: readonly string[] = []): string[] {
+	const limits = BRIEF_LINE_LIMITS;
+	const lines: string[] = [];
+	const steps = boundedList(labelRanges(facts.labels), ", ", limits.steps - 7);
+	if (steps) lines.push(truncateText(`Steps: ${steps}`, limits.steps));
+	const inner = boundedList(childFoldIds, ", ", limits.innerFolds - 13);
+	if (inner) lines.push(truncateText(`Inner folds: ${inner}`, limits.innerFolds));
+	return lines;
 }
 
 /** A label the range compressor can join: a word and a whole number ("stage 12"). */
@@ -176,146 +231,4 @@ export function labelRanges(labels: readonly string[]): string[] {
 	}
 	flush();
 	return out;
-}
-
-/** Join items until `max` would be exceeded, then say how many were left out. Undefined when empty. */
-export function boundedList(items: readonly string[], separator: string, max: number): string | undefined {
-	if (items.length === 0) return undefined;
-	const all = items.join(separator);
-	if (all.length <= max) return all;
-	let text = "";
-	for (let i = 0; i < items.length; i++) {
-		const item = items[i] ?? "";
-		const next = text ? `${text}${separator}${item}` : item;
-		const rest = items.length - i - 1;
-		const tail = rest > 0 ? ` (+${rest} more)` : "";
-		if (next.length + tail.length > max) {
-			// The previous round checked that `text` fits with this very "(+n more)" tail.
-			if (text) return `${text} (+${items.length - i} more)`;
-			return `${truncateText(item, max - tail.length)}${tail}`;
-		}
-		text = next;
-	}
-	return text;
-}
-
-/** Collect the typed facts of a span. Exported so other renderers can reuse the same extraction. */
-export function briefFacts(entries: readonly SessionEntry[], cwd?: string): BriefFacts {
-	const facts: BriefFacts = {
-		entryCount: entries.length,
-		userMessages: 0,
-		assistantMessages: 0,
-		toolCalls: 0,
-		failedCalls: 0,
-		tools: new Map(),
-		files: [],
-		commands: [],
-		searches: [],
-		labels: [],
-		errors: [],
-	};
-	const files = new Set<string>();
-	const commands = new Set<string>();
-	const searches = new Set<string>();
-	const labels = new Set<string>();
-	const targets = new Map<string, string>();
-	const show = (path: string): string => (cwd && path.startsWith(`${cwd}/`) ? path.slice(cwd.length + 1) : path);
-
-	// Calls first: a result may precede its call, and its error line names the call's target.
-	for (const entry of entries) {
-		if (entry.type !== "message" || entry.message.role !== "assistant") continue;
-		for (const part of entry.message.content) {
-			if (part.type !== "toolCall") continue;
-			facts.toolCalls++;
-			facts.tools.set(part.name, (facts.tools.get(part.name) ?? 0) + 1);
-			const args = part.arguments ?? {};
-			const path = firstString(args, PATH_ARG_KEYS);
-			const command = firstString(args, COMMAND_ARG_KEYS);
-			const search = firstString(args, SEARCH_ARG_KEYS);
-			if (path) files.add(show(path));
-			if (command) commands.add(command);
-			if (search) searches.add(path ? `${search} in ${show(path)}` : search);
-			for (const key of LABEL_ARG_KEYS) {
-				const value = args[key];
-				if (typeof value === "string" || typeof value === "number") labels.add(oneLine(`${key} ${value}`));
-			}
-			const target = command ?? (path ? show(path) : search);
-			if (target) targets.set(part.id, `${part.name} ${target}`);
-			else targets.set(part.id, part.name);
-		}
-	}
-
-	for (const entry of entries) {
-		if (entry.type === "custom_message" || entry.type === "branch_summary") {
-			facts.userMessages++;
-			continue;
-		}
-		if (entry.type !== "message") continue;
-		const message = entry.message;
-		switch (message.role) {
-			case "user":
-				facts.userMessages++;
-				facts.ask ??= firstLine(textOf(message.content));
-				break;
-			case "assistant": {
-				facts.assistantMessages++;
-				const text = firstLine(message.content.map((part) => (part.type === "text" ? part.text : "")).join("\n"));
-				if (text) facts.lastReply = text;
-				if (message.stopReason === "error") {
-					facts.errors.push(oneLine(`response failed: ${firstLine(message.errorMessage ?? "") ?? "no message"}`));
-				} else if (message.stopReason === "aborted") facts.errors.push("response aborted");
-				break;
-			}
-			case "toolResult":
-				if (message.isError) {
-					facts.failedCalls++;
-					const what = targets.get(message.toolCallId) ?? message.toolName;
-					const why = firstLine(textOf(message.content));
-					facts.errors.push(truncateText(why ? `${what}: ${why}` : what, BRIEF_ERROR_TEXT_CHARS));
-				}
-				break;
-			case "bashExecution":
-				facts.userMessages++;
-				commands.add(`!${message.command}`);
-				if (message.cancelled)
-					facts.errors.push(truncateText(`!${message.command}: cancelled`, BRIEF_ERROR_TEXT_CHARS));
-				else if (message.exitCode !== undefined && message.exitCode !== 0) {
-					facts.errors.push(truncateText(`!${message.command}: exit ${message.exitCode}`, BRIEF_ERROR_TEXT_CHARS));
-				}
-				break;
-			default:
-				facts.userMessages++;
-		}
-	}
-	facts.files = [...files];
-	facts.commands = [...commands].map(oneLine);
-	facts.searches = [...searches].map(oneLine);
-	facts.labels = [...labels];
-	return facts;
-}
-
-function firstString(args: Record<string, unknown>, keys: readonly string[]): string | undefined {
-	for (const key of keys) {
-		const value = args[key];
-		if (typeof value === "string" && value.trim()) return value.trim();
-	}
-	return undefined;
-}
-
-function textOf(content: string | readonly { type: string; text?: string }[]): string {
-	if (typeof content === "string") return content;
-	return content.map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("\n");
-}
-
-/** First non-blank line, whitespace collapsed; undefined when there is none. */
-function firstLine(text: string): string | undefined {
-	for (const line of text.split("\n")) {
-		const clean = oneLine(line);
-		if (clean) return clean;
-	}
-	return undefined;
-}
-
-function oneLine(text: string): string {
-	return text.replace(/\s+/g, " ").trim();
 }

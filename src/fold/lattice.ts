@@ -26,8 +26,8 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { utf8ByteLength } from "../text/utf8.ts";
 import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
+import { utf8ByteLength } from "../text/utf8.ts";
 import { DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "./brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice, type LatticeIndex } from "./lattice-index.ts";
 import {

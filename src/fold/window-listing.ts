@@ -7,7 +7,8 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { truncateText } from "./brief.ts";
+import { truncateText } from "../text/bounded.ts";
+import { contentText, firstLine } from "../text/lines.ts";
 import { visibleLayout } from "./lattice-view.ts";
 import type { FoldLattice } from "./records.ts";
 import { type BranchView, entryUnitKind } from "./units.ts";
@@ -17,33 +18,28 @@ export const WINDOW_LISTING_LIMIT = 120;
 /** Characters of preview per line. */
 export const WINDOW_PREVIEW_CHARS = 72;
 
-function firstLine(text: string): string {
-	return truncateText(text.trim().split("\n", 1)[0] ?? "", WINDOW_PREVIEW_CHARS);
-}
-
-function textOf(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
-	const part = content.find((item): item is { type: "text"; text: string } => item?.type === "text");
-	return part?.text ?? "";
+/** A bounded one-line preview: the first non-blank line of the text. */
+function preview(text: string): string {
+	return truncateText(firstLine(text), WINDOW_PREVIEW_CHARS);
 }
 
 /** One line naming an entry: id, role, and what it holds. */
 export function describeEntry(entry: SessionEntry): string | undefined {
 	if (entryUnitKind(entry) === "rider") return undefined;
-	if (entry.type === "custom_message") return `${entry.id} custom ${JSON.stringify(firstLine(textOf(entry.content)))}`;
+	if (entry.type === "custom_message")
+		return `${entry.id} custom ${JSON.stringify(preview(contentText(entry.content)))}`;
 	if (entry.type !== "message") return `${entry.id} ${entry.type}`;
 	const message = entry.message;
 	switch (message.role) {
 		case "assistant": {
 			const calls = message.content.flatMap((part) => (part.type === "toolCall" ? [`${part.name} ${part.id}`] : []));
-			const text = firstLine(textOf(message.content));
+			const text = preview(contentText(message.content));
 			return `${entry.id} assistant${text ? ` ${JSON.stringify(text)}` : ""}${calls.length > 0 ? ` calls ${calls.join(", ")}` : ""}`;
 		}
 		case "toolResult":
 			return `${entry.id} result ${message.toolName} ${message.toolCallId}${message.isError ? " error" : ""}`;
 		case "user":
-			return `${entry.id} user ${JSON.stringify(firstLine(textOf(message.content)))}`;
+			return `${entry.id} user ${JSON.stringify(preview(contentText(message.content)))}`;
 		default:
 			return `${entry.id} ${message.role}`;
 	}

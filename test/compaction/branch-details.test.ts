@@ -17,7 +17,7 @@ import {
 	MAX_BRANCH_SECTIONS,
 	parseBranchSummaryDetails,
 } from "../../src/compaction/branch-details.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 
 const user = (entryId: string, text = "please fix the build"): BranchFactDraft => ({
 	kind: "user",

@@ -9,7 +9,7 @@ import {
 import { compileSummary } from "../../src/compaction/compile.ts";
 import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../src/compaction/instructions.ts";
 import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 import { activeBranch, branchEnvelope, fact, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
 
 /** A shared prefix, an abandoned branch (the one to summarize) and a sibling that must not leak. */

@@ -44,6 +44,34 @@ function options(branch: CompactionBranch, overrides: Partial<LiveCutOptions> = 
 	return { ...base, fixedContextEstimate: Math.max(0, base.tokensBefore - raw) };
 }
 
+/** Independent oracle for the floor rule: the newest legal boundary holding `floor`, if within `ceiling`. */
+function oracleFloorCut(
+	entries: readonly SessionEntry[],
+	estimate: (entry: SessionEntry) => number,
+	floor: number,
+	ceiling: number,
+	after: number,
+): number | undefined {
+	const safe = closureSafeBoundaries(entries.length, toolCallSpans(entries));
+	let sum = 0;
+	const suffix: number[] = [];
+	for (let i = entries.length - 1; i >= 0; i--) {
+		sum += estimate(entries[i] as SessionEntry);
+		suffix[i] = sum;
+	}
+	const legal: number[] = [];
+	for (let b = Math.max(after + 1, 1); b < entries.length; b++) {
+		const entry = entries[b];
+		const role = entry?.type === "message" ? entry.message.role : undefined;
+		const cut = entry?.type === "custom_message" || role === "user" || role === "assistant" || role === "bashExecution";
+		if (cut && safe[b]) legal.push(b);
+	}
+	const holding = legal.filter((b) => (suffix[b] ?? 0) >= floor);
+	const newest = holding.at(-1);
+	if (newest !== undefined && (suffix[newest] ?? 0) <= ceiling) return newest;
+	return legal.find((b) => (suffix[b] ?? 0) <= ceiling);
+}
+
 /** Independent oracle: the earliest legal boundary whose suffix fits `budget`. */
 function oracleCut(
 	entries: readonly SessionEntry[],
@@ -169,7 +197,7 @@ describe("calibrate", () => {
 });
 
 describe("planLiveCut: calibrated budget", () => {
-	it("keeps the largest suffix within keepRecentTokens when the continuity target binds", () => {
+	it("keeps the newest cut holding at least keepRecentTokens when it fits under the ceilings (a floor, as in Pi)", () => {
 		const branch = uniformBranch(20, { user: 1_000, reply: 4_000 });
 		const plan = planLiveCut(branch.entries, options(branch));
 		expect(plan.budget).toEqual({
@@ -181,7 +209,7 @@ describe("planLiveCut: calibrated budget", () => {
 			safeCeilingTokens: 165_254,
 			reductionCeilingTokens: 104_500,
 			continuityTargetTokens: 38_192,
-			targetContextTokens: 38_192,
+			targetContextTokens: 104_500,
 			bindingConstraint: "continuity",
 			reserveTokens: 16_384,
 			keepRecentTokens: 20_000,
@@ -191,7 +219,7 @@ describe("planLiveCut: calibrated budget", () => {
 			tokenScale: 1,
 			fixedOverheadTokens: 10_000,
 			summaryReserveTokens: 8_192,
-			rawTailTokenBudget: 20_000,
+			rawTailTokenBudget: 86_308,
 			retainedRawTokens: 20_000,
 			projectedTokensAfter: 38_192,
 		});
@@ -273,14 +301,15 @@ describe("planLiveCut: calibrated budget", () => {
 		const small = planLiveCut(branch.entries, options(branch));
 		const huge = planLiveCut(branch.entries, options(branch, { contextWindow: 10_000_000, targetContextRatio: 0.85 }));
 		expect(huge.keptIndex).toBe(small.keptIndex);
-		expect(huge.budget?.rawTailTokenBudget).toBe(20_000);
+		expect(huge.retainedRawTokens).toBe(20_000);
 	});
 
 	it("clamps the window to 90% of the failed request on overflow", () => {
 		const branch = uniformBranch(18, { user: 1_000, reply: 4_000 });
 		const base = { tokensBefore: 100_000, keepRecentTokens: 60_000 };
 		const threshold = planLiveCut(branch.entries, options(branch, base));
-		expect(threshold.budget).toMatchObject({ targetContextTokens: 78_192, bindingConstraint: "continuity" });
+		expect(threshold.budget).toMatchObject({ targetContextTokens: 95_000, bindingConstraint: "continuity" });
+		expect(threshold.retainedRawTokens).toBe(60_000);
 		const overflow = planLiveCut(branch.entries, options(branch, { ...base, reason: "overflow" }));
 		expect(overflow.budget).toMatchObject({
 			nominalContextWindow: 200_000,
@@ -305,8 +334,8 @@ describe("planLiveCut: calibrated budget", () => {
 			fixedOverheadTokens: 0,
 			continuityTargetTokens: 28_192,
 			reductionCeilingTokens: 47_500,
-			targetContextTokens: 28_192,
-			rawTailTokenBudget: 40_000,
+			targetContextTokens: 47_500,
+			rawTailTokenBudget: 78_616,
 			retainedRawTokens: 40_000,
 			projectedTokensAfter: 28_192,
 		});
@@ -350,14 +379,14 @@ describe("planLiveCut: dense tokenization", () => {
 			fixedOverheadTokens: 18_847,
 			summaryReserveTokens: 30_878,
 			continuityTargetTokens: 69_725,
-			targetContextTokens: 69_725,
+			targetContextTokens: 176_800,
 			bindingConstraint: "continuity",
-			rawTailTokenBudget: 5_306,
-			retainedRawTokens: 5_000,
-			projectedTokensAfter: 68_572,
+			rawTailTokenBudget: 33_713,
+			retainedRawTokens: 5_500,
+			projectedTokensAfter: 70_456,
 		});
-		// Five whole turns: keepRecentTokens of real tokens, about a fifth of them in Pi's estimate.
-		expect(plan).toMatchObject({ keptIndex: 110, compactAll: false, rule: "budget" });
+		// At least keepRecentTokens of real tokens (5,306 in Pi's estimate): the newest cut holding that much.
+		expect(plan).toMatchObject({ keptIndex: 109, compactAll: false, rule: "budget" });
 		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES)).toMatchObject({ fits: true, summaryTokens: 30_878 });
 		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES + 1).fits).toBe(false);
 	});
@@ -385,10 +414,12 @@ describe("planLiveCut: closure", () => {
 		branch.result(c1, 100);
 		branch.assistant(100);
 		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 300 }));
-		// `late` fits the budget but is unsafe: it would keep c1's result without its call.
-		expect(branch.tokensBetween(branch.indexOf(late))).toBeLessThanOrEqual(plan.rawTailTokenBudget);
+		// `late` holds exactly the floor but is unsafe: it would keep c1's result without its call.
+		expect(branch.tokensBetween(branch.indexOf(late))).toBe(300);
 		expect(plan.firstKeptEntryId).not.toBe(late);
-		expect(plan.keptIndex).toBe(branch.entries.length - 1);
+		// The newest safe cut holding the floor is the assistant that issued both calls.
+		expect(plan.keptIndex).toBe(branch.indexOf(late) - 2);
+		expect(plan.retainedRawTokens).toBe(500);
 	});
 
 	it("rejects cuts between a delayed result and its call", () => {
@@ -400,10 +431,11 @@ describe("planLiveCut: closure", () => {
 		const between = branch.assistant(100);
 		branch.result(call, 100);
 		branch.assistant(100);
-		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 350 }));
-		expect(branch.tokensBetween(branch.indexOf(between))).toBeLessThanOrEqual(plan.rawTailTokenBudget);
+		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 20_000, keepRecentTokens: 250 }));
+		// `between` holds the floor but would keep the result without its call; the call's assistant is safe.
+		expect(branch.tokensBetween(branch.indexOf(between))).toBeGreaterThanOrEqual(250);
 		expect(plan.firstKeptEntryId).not.toBe(between);
-		expect(plan.keptIndex).toBe(branch.indexOf(between) + 2);
+		expect(plan.keptIndex).toBe(branch.indexOf(between) - 1);
 	});
 
 	it("handles results recorded before their call", () => {
@@ -450,7 +482,7 @@ describe("planLiveCut: closure", () => {
 		const window = findLiveWindow(branch.entries);
 		expect(window).toMatchObject({ marker: "kept", start: branch.indexOf(keptResult) });
 		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 61_000, keepRecentTokens: 1_000 }));
-		expect(plan.budget).toMatchObject({ rawTokensBefore: 61_000, rawTailTokenBudget: 1_000 });
+		expect(plan.budget).toMatchObject({ rawTokensBefore: 61_000 });
 		// `afterMarker` and `reply` fit the budget but would keep the late result without its call.
 		expect([afterMarker, reply]).not.toContain(plan.firstKeptEntryId);
 		expect(plan.firstKeptEntryId).toBe(safeUser);
@@ -486,8 +518,10 @@ describe("planLiveCut: repeated compaction", () => {
 	it("compacts everything rather than cut before the previous marker", () => {
 		const branch = uniformBranch(4, { user: 100, reply: 100 });
 		branch.compaction(branch.idAt(2), 500);
-		branch.turn({ user: 30_000, reply: 30_000 });
+		branch.turn({ user: 5_000, reply: 55_000 });
 		const plan = planLiveCut(branch.entries, options(branch, { tokensBefore: 70_000 }));
+		// The newest turn's reply alone exceeds the ceiling's raw-tail budget.
+		expect(plan.rawTailTokenBudget).toBeLessThan(55_000);
 		expect(plan.compactAll).toBe(true);
 		expect(plan.firstKeptEntryId).toBe("");
 	});
@@ -501,7 +535,7 @@ describe("fitsAfterSummary", () => {
 			fits: true,
 			summaryTokens: 8_192,
 			projectedTokensAfter: 38_192,
-			limitTokens: 38_192,
+			limitTokens: 104_500,
 		});
 		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES + 1).fits).toBe(false);
 	});
@@ -526,7 +560,7 @@ describe("fitsAfterSummary", () => {
 			strategy: "continuity",
 			contextWindow: 200_000,
 			targetContextRatio: 0.65,
-			targetContextTokens: 38_192,
+			targetContextTokens: 104_500,
 			reserveTokens: 16_384,
 			keepRecentTokens: 20_000,
 			rawTokensBefore: 100_000,
@@ -540,7 +574,7 @@ describe("fitsAfterSummary", () => {
 			occupancyCeilingTokens: 130_000,
 			safeCeilingTokens: 165_254,
 			reductionCeilingTokens: 104_500,
-			rawTailTokenBudget: 20_000,
+			rawTailTokenBudget: 86_308,
 			bindingConstraint: "continuity",
 		});
 	});
@@ -613,8 +647,10 @@ describe("planLiveCut: generated sessions", () => {
 		);
 		expect(plan.budget?.bindingConstraint).toBe("continuity");
 		expect(plan.keptIndex).toBeLessThan(branch.entries.length - 50);
-		expect(plan.keptIndex).toBe(oracleCut(branch.entries, branch.estimate, plan.rawTailTokenBudget, -1));
+		const floor = plan.budget?.keepRecentTokens ?? 0;
+		expect(plan.keptIndex).toBe(oracleFloorCut(branch.entries, branch.estimate, floor, plan.rawTailTokenBudget, -1));
 		expect(plan.retainedRawTokens).toBe(branch.tokensBetween(plan.keptIndex));
+		expect(plan.retainedRawTokens).toBeGreaterThanOrEqual(floor);
 		const safe = closureSafeBoundaries(branch.entries.length, toolCallSpans(branch.entries));
 		expect(safe[plan.keptIndex]).toBe(true);
 	});
@@ -633,7 +669,9 @@ describe("planLiveCut: generated sessions", () => {
 		const second = planLiveCut(branch.entries, options(branch, { tokensBefore: 500_000, contextWindow: 10_000_000 }));
 		expect(second.window).toMatchObject({ marker: "kept", markerIndex, start: first.keptIndex });
 		expect(second.keptIndex).toBeGreaterThan(markerIndex);
-		expect(second.keptIndex).toBe(oracleCut(branch.entries, branch.estimate, second.rawTailTokenBudget, markerIndex));
+		expect(second.keptIndex).toBe(
+			oracleFloorCut(branch.entries, branch.estimate, 20_000, second.rawTailTokenBudget, markerIndex),
+		);
 	});
 
 	it("falls back identically to the oracle on 20,000 entries", () => {

@@ -16,8 +16,8 @@ import { parseFabricDetails } from "../../src/compaction/details.ts";
 import { COMPACT_REQUEST_PREFIX, encodePreserveRequest, PI_VCC_SENTINEL } from "../../src/compaction/instructions.ts";
 import { runQa } from "../../src/compaction/qa.ts";
 import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
 import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 import {
 	generateSession,
 	loadRealBranch,
@@ -134,12 +134,21 @@ describe("buildFabricCompaction cut and budget", () => {
 	it('compacts everything with firstKeptEntryId "" when no boundary fits', () => {
 		const b = toolSession();
 		const outcome = compacted(
-			buildFabricCompaction(input(b.entries, { tokensBefore: 20_000, keepRecentTokens: 0, estimate: () => 1000 })),
+			// The newest entry alone is far larger than any raw tail the ceilings allow.
+			buildFabricCompaction(
+				input(b.entries, {
+					tokensBefore: 20_000,
+					keepRecentTokens: 0,
+					estimate: (entry) => (entry.id === b.lastId ? 5_000_000 : 1000),
+				}),
+			),
 		);
 		expect(outcome.result.firstKeptEntryId).toBe("");
 		expect(outcome.plan.compactAll).toBe(true);
 		expect(outcome.result.details.stableAddresses.firstKeptEntryId).toBe("");
 		expect(outcome.result.details.coverage.cumulativeSourceRange.last).toBe(b.lastId);
+		// The summary says nothing stays raw, and why.
+		expect(outcome.result.summary).toContain("Kept raw after this summary: nothing (compact-all)");
 	});
 
 	it("clamps the working window to the failed request on overflow", () => {
@@ -201,6 +210,36 @@ describe("buildFabricCompaction cut and budget", () => {
 		expect(second.result.details.counts.priorFabricV2).toBe(1);
 		// The previous rendered summary is not semantic input.
 		expect(second.result.summary).not.toContain(POISON.compaction);
+	});
+});
+
+describe("buildFabricCompaction keeps the live work (issue 10)", () => {
+	it("/compact of pi-mono-before-compaction with keepRecentTokens 4,000 keeps its 51 KB `!find` raw", () => {
+		const branch = loadRealBranch(REAL_SESSIONS.beforeCompaction);
+		const last = branch.findLast((entry) => entry.type === "message");
+		expect(last?.type === "message" && last.message.role).toBe("bashExecution");
+		const outcome = compacted(
+			buildFabricCompaction(input(branch, { keepRecentTokens: 4_000, tokensBefore: observedTokens(branch, 4_000) })),
+		);
+		// Before: no cut point at `!cmd`, keepRecentTokens as a ceiling: compact-all with firstKeptEntryId "".
+		expect(outcome.result.firstKeptEntryId).toBe(last?.id);
+		expect(outcome.plan.compactAll).toBe(false);
+		expect(outcome.plan.retainedRawTokens).toBeGreaterThanOrEqual(4_000);
+		expect(outcome.result.summary).toContain(`Kept raw after this summary: from @${last?.id}`);
+	});
+
+	it("keeps the last line of a 60 KB final answer in the summary", () => {
+		const b = new SessionBuilder();
+		b.user("Write the whole report.");
+		const lines = Array.from({ length: 1_200 }, (_, i) => `Report line ${i}: ${"detail ".repeat(6)}`);
+		lines.push("FINAL-LINE: the migration is complete and verified.");
+		b.assistant(lines.join("\n"));
+		expect(utf8ByteLength(lines.join("\n"))).toBeGreaterThan(60_000);
+		b.user("Thanks.");
+		b.assistant("You're welcome.");
+		const compiledSummary = compileSummary({ entries: b.entries.slice(0, 2) }).text;
+		expect(compiledSummary).toContain("FINAL-LINE: the migration is complete and verified.");
+		expect(compiledSummary).toContain("**Final assistant response (not a verified outcome)**");
 	});
 });
 

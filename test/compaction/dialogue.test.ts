@@ -11,7 +11,7 @@ import {
 } from "../../src/compaction/dialogue.ts";
 import { normalizeBranch } from "../../src/compaction/normalize.ts";
 import { omittedBytesMarker } from "../../src/compaction/render-text.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 import { SessionBuilder } from "../fixtures/compaction-events.ts";
 
 function dialogueOf(summarized: SessionBuilder, kept?: SessionBuilder) {
@@ -39,10 +39,11 @@ describe("selectDialogueExchanges", () => {
 		}
 		const { branch } = dialogueOf(b);
 		const exchanges = selectDialogueExchanges(branch.events, branch.cutEventIndex);
-		expect(exchanges.map((exchange) => [exchange.assistant?.text, exchange.user.text])).toEqual([
-			["answer 2", "request 3"],
+		// The final answer, which no user message followed, takes the newest slot.
+		expect(exchanges.map((exchange) => [exchange.assistant?.text, exchange.user?.text])).toEqual([
 			["answer 3", "request 4"],
 			["answer 4", "request 5"],
+			["answer 5", undefined],
 		]);
 	});
 
@@ -77,7 +78,7 @@ describe("selectDialogueExchanges", () => {
 		kept.user("fully raw user 2");
 		const { branch, dialogue } = dialogueOf(b, kept);
 		const exchanges = selectDialogueExchanges(branch.events, branch.cutEventIndex);
-		expect(exchanges.map((exchange) => [exchange.user.text, exchange.crossing])).toEqual([
+		expect(exchanges.map((exchange) => [exchange.user?.text, exchange.crossing])).toEqual([
 			["old one", false],
 			["old two", false],
 			["CROSSING-REPLY-TEXT", true],

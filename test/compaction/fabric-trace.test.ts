@@ -15,7 +15,7 @@ import {
 	splitRef,
 } from "../../src/compaction/fabric-trace.ts";
 import { readBoundedJson } from "../../src/compaction/record-guards.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 import { traceV1 } from "../fixtures/compaction-events.ts";
 
 describe("Fabric payload constants", () => {

@@ -19,7 +19,7 @@ import {
 	PI_VCC_SENTINEL,
 	REQUEST_JSON_LIMITS,
 } from "../../src/compaction/instructions.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 
 /** A typed request whose JSON is written verbatim. */
 function typed(json: string): string {

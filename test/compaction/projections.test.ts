@@ -105,14 +105,15 @@ describe("files", () => {
 });
 
 describe("operation state", () => {
-	it("resolves failures only by an exact later structural identity", () => {
+	it("resolves a failure by a later success of the same tool on the same target", () => {
 		const b = new SessionBuilder();
 		const [, editFail] = b.tool("1", "edit", { path: "/a.ts", oldText: "x" }, { isError: true, output: "no match" });
 		b.tool("2", "write", { path: "/a.ts" });
 		b.tool("3", "read", { path: "/a.ts" });
 		const [, editFix] = b.tool("4", "edit", { path: "/a.ts", oldText: "y" });
 		const [, bashFail] = b.tool("5", "bash", { command: "npm test" }, { isError: true });
-		b.tool("6", "bash", { command: "npm test " });
+		// The same script with other spacing settles it; a later `!npm test` failure waits for the next success.
+		const [, bashSame] = b.tool("6", "bash", { command: "npm test " });
 		const userBashFail = b.bash("npm test", { exitCode: 1 });
 		const [, bashFix] = b.tool("7", "bash", { command: "npm test" });
 		const [, genericFail] = b.tool("8", "grep", { pattern: "x", path: "/" }, { isError: true });
@@ -120,11 +121,32 @@ describe("operation state", () => {
 		const records = failureRecords(eventsOf(b));
 		expect(records.map((record) => [record.failure.address, record.resolvedBy?.address])).toEqual([
 			[editFail, editFix],
-			[bashFail, bashFix],
+			[bashFail, bashSame],
 			[userBashFail, bashFix],
 			[genericFail, undefined],
 		]);
 		expect(records[0]?.failure.errorText).toBe("no match");
+	});
+
+	it("settles stale shell failures by a later success of the same script (regression: 13 of 17 items were old grep exits)", () => {
+		const b = new SessionBuilder();
+		const [, grepFail] = b.tool("1", "bash", { command: 'grep -n "agent_end" src/a.ts' }, { isError: true });
+		const [, checkFail] = b.tool(
+			"2",
+			"bash",
+			{ command: "cd /repo && npm run check 2>&1 | head -40" },
+			{ isError: true },
+		);
+		const [, testFail] = b.tool("3", "bash", { command: "npm test" }, { isError: true });
+		const [, grepOk] = b.tool("4", "bash", { command: "grep -rn pendingBash src" });
+		const [, checkOk] = b.tool("5", "bash", { command: "npm run check" });
+		const records = failureRecords(eventsOf(b));
+		expect(records.map((record) => [record.failure.address, record.resolvedBy?.address])).toEqual([
+			[grepFail, grepOk],
+			[checkFail, checkOk],
+			// Another script (npm test is not npm run check) stays open.
+			[testFail, undefined],
+		]);
 	});
 
 	it("resolves generic failures by the same ref and canonical JSON arguments", () => {
@@ -219,7 +241,8 @@ describe("activity, turns, status and transcript", () => {
 		const projection = projectSummary(branch.events, branch.cutEventIndex);
 		const historical = projection.blocks.find((block) => block.key === "historical");
 		expect(historical && lines(historical)).toEqual(
-			[1, 2, 3].map((turn) => `@${b.entries[(turn - 1) * 2]?.id} "request ${turn}"`),
+			// Requests 5 and 6 and the final answer fill the three protected slots.
+			[1, 2, 3, 4].map((turn) => `@${b.entries[(turn - 1) * 2]?.id} "request ${turn}"`),
 		);
 		const direct = projectHistoricalRequests(branch.events, new Set());
 		expect(lines(direct)).toHaveLength(6);

@@ -13,7 +13,7 @@ import {
 	sanitizeText,
 	shrinkText,
 } from "../../src/compaction/render-text.ts";
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../src/text/utf8.ts";
 
 const encoder = new TextEncoder();
 const SAMPLES = [

@@ -27,7 +27,7 @@ import {
 } from "../../src/compaction/render.ts";
 import { fitBlock, MIN_TEXT_BYTES, minimalBlock, omissionMarker } from "../../src/compaction/render-fit.ts";
 import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 import { generateSession, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
 
 const HEADER_BY_BLOCK = {
@@ -217,7 +217,9 @@ describe("renderSummary", () => {
 		expect(result.text.endsWith(`${renderFooter(result.qa.footer)}\n`)).toBe(true);
 		expect(result.text).toContain(`Source timestamp: ${b.entries[1]?.timestamp}`);
 		expect(result.text).toContain(`Source range: @${first} … @${last} (2 entries, 2 events, 0 thinking blocks erased)`);
-		expect(result.text).toContain('active_context {"action":"peek","id":"<entry-id>"}');
+		// The recall example names a real entry of the summarized range, never a placeholder agents copy.
+		expect(result.text).toContain(`active_context {"action":"peek","id":"${last}"}`);
+		expect(result.text).not.toContain('"id":"<entry-id>"');
 	});
 });
 

@@ -11,7 +11,7 @@ import {
 	REQUEST_BLOCK_HEADER,
 	renderCompactionRequestBlock,
 } from "../../src/compaction/request-render.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 
 function request(instructions: string, preserve: string[] = [], instructionsOmittedBytes = 0): CompactionRequest {
 	return {

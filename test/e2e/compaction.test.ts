@@ -15,8 +15,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseBranchSummaryDetails } from "../../src/compaction/branch-details.ts";
 import { parseFabricDetails } from "../../src/compaction/details.ts";
 import { COMPACT_REQUEST_PREFIX, encodePreserveRequest } from "../../src/compaction/instructions.ts";
-import { utf8ByteLength } from "../../src/compaction/utf8.ts";
 import piFold, { registerPiFold } from "../../src/index.ts";
+import { utf8ByteLength } from "../../src/text/utf8.ts";
 import {
 	type LoopbackProvider,
 	callTools as loopbackCallTools,
@@ -285,7 +285,9 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 			);
 		if (!readResult) throw new Error("no read result");
 		expect(compaction.summary).toContain(`@${readResult.id}`);
-		expect(compaction.summary).toContain('active_context {"action":"peek","id":"<entry-id>"}');
+		// The footer's recall example is a real entry id of the summarized range.
+		expect(compaction.summary).toMatch(/active_context \{"action":"peek","id":"[0-9a-f]{8}"\}/);
+		expect(compaction.summary).not.toContain('"id":"<entry-id>"');
 
 		harness.enqueue(
 			callTools([toolCall("active_context", { action: "peek", id: `@${readResult.id}` }, "call_recall")]),

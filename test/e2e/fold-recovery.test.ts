@@ -59,7 +59,7 @@ describe("fold recovery", () => {
 			say("Folded."),
 		);
 		expect((await runPrint(sandbox, ["--continue", "--", "Fold that read."])).code).toBe(0);
-		const foldResult = provider.requests.at(-1)?.body.messages.find((m) => m.role === "tool");
+		const foldResult = provider.requests.at(-1)?.body.messages.find((m) => m.tool_call_id === "call_fold");
 		const foldId = /Folded tool-batch (f-[0-9a-f]{12})/.exec(JSON.stringify(foldResult?.content))?.[1];
 		expect(foldId, JSON.stringify(foldResult)).toBeDefined();
 		dropBoundary(onlySessionFile(sandbox));

@@ -25,15 +25,17 @@ function hasLoneSurrogate(text: string): boolean {
 }
 
 describe("deterministic brief", () => {
-	it("names the ask, files, commands, errors and last reply, and ends with the recall calls", () => {
+	it("names the ask, how it ended, the changes, commands, errors and reads, and ends with the recall calls", () => {
 		const { entries } = threeTurns();
 		const brief = deterministicBrief({ id: ID, kind: "chapter", entries });
 		expect(brief).toContain(`Chapter ${ID}: 13 entries, 3 user, 6 assistant, 3 tool calls, 1 failed.`);
 		expect(brief).toContain("Ask: Read the config");
-		expect(brief).toContain("Files: src/config.ts");
-		expect(brief).toContain("Commands: npm test");
+		// "Done." is a lead-in-sized sentence, but it is the whole reply.
+		expect(brief).toContain("Ended: Done.");
+		expect(brief).toContain("Changed: 1 edit in 1 file: src/config.ts");
+		expect(brief).toContain("Commands: npm test → failed");
 		expect(brief).toContain("Errors: bash npm test: 1 failing");
-		expect(brief).toContain("Last reply: Done.");
+		expect(brief).toContain("Read: src/config.ts");
 		expect(brief).toContain("Tools: read ×1, edit ×1, bash ×1");
 		const { peek, expand } = recallCalls(ID);
 		expect(peek).toBe(`active_context {"action":"peek","id":"${ID}"}`);
@@ -46,7 +48,7 @@ describe("deterministic brief", () => {
 		const b = new FoldBranch();
 		b.tool({ id: "r", name: "read", args: { path: "a.ts" } });
 		const brief = deterministicBrief({ id: ID, kind: "tool-batch", entries: b.entries });
-		expect(brief.startsWith(`Tool batch ${ID}: 2 entries, 1 assistant, 1 tool call.\nFiles: a.ts\n`)).toBe(true);
+		expect(brief.startsWith(`Tool batch ${ID}: 2 entries, 1 assistant, 1 tool call.\nRead: a.ts\n`)).toBe(true);
 	});
 
 	it("uses the configured tool name in the recall calls", () => {
@@ -72,9 +74,10 @@ describe("deterministic brief", () => {
 		});
 		expect(brief).toContain("Steps: stage 12, title Parse headers");
 		expect(brief).toContain("Searches: TODO in src");
-		expect(brief).toContain("Files: src");
-		expect(brief).toContain("Commands: !make");
-		expect(brief).toContain("!make: exit 2");
+		// A search scope is not a file the span read: briefs and summaries list the same files.
+		expect(brief).not.toContain("Read:");
+		expect(brief).toContain("Commands: !make → exit 2");
+		expect(brief).toContain("!make exit 2");
 		expect(brief).toContain("response failed: overloaded");
 		expect(brief).toContain("Inner folds: f-aaaaaaaaaaaa, f-bbbbbbbbbbbb");
 	});

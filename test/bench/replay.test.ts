@@ -1,0 +1,119 @@
+/**
+ * The replay benchmark's pure parts (bench/replay/): a tiny built branch
+ * replayed through each policy yields the commits and windows the ladder's
+ * rules imply, and a hand-sized request sequence prices to the hand-computed
+ * sum. No Pi process runs.
+ */
+
+import { describe, expect, it } from "vitest";
+import type { HostFacts } from "../../bench/replay/fold-shell.ts";
+import { priceSequence } from "../../bench/replay/pricing.ts";
+import { replayBranch } from "../../bench/replay/replay.ts";
+import { NAMED_RATE_CARDS } from "../../src/cost/rate-card.ts";
+import type { SessionRequest } from "../../src/cost/session-requests.ts";
+import { resolveOptions } from "../../src/fold/options.ts";
+import { IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
+import { FoldBranch } from "../fixtures/fold.ts";
+
+const HOST: HostFacts = {
+	budget: 1_000_000,
+	prices: { uncached: 1, cached: 0.1, longContextAbove: null },
+	fixedText: "",
+	cwd: "/project",
+};
+
+/** Text of about `tokens` estimated tokens (four characters a token). */
+const filler = (tokens: number, tag: string) => `${tag}\n${"x".repeat(tokens * 4)}`;
+
+/** One user turn: three staged calls with 9,000-token results, then a closing reply. */
+function staged() {
+	const b = new FoldBranch();
+	b.user("Run every stage.");
+	const calls: string[] = [];
+	for (let k = 1; k <= 3; k++) {
+		calls.push(b.calls([{ id: `s${k}`, name: "repo_stage", args: { stage: k } }]));
+		b.result(`s${k}`, "repo_stage", filler(9_000, `STAGE ${k}`));
+	}
+	b.assistant("All stages done.");
+	return { entries: b.entries, calls };
+}
+
+const options = resolveOptions();
+const tokensOf = (request: SessionRequest | undefined) =>
+	(request?.context ?? []).reduce((total, message) => total + message.tokens, 0);
+
+describe("replayBranch", () => {
+	it("as recorded: one request per assistant message, no commits, pure appends", () => {
+		const { entries } = staged();
+		const result = replayBranch(entries, "recorded", options, () => HOST);
+		expect(result.requests.map((request) => request.entryId)).toEqual(["e2", "e4", "e6", "e8"]);
+		expect(result).toMatchObject({ commits: 0, folds: 0, rewrites: 0, unattributed: 0 });
+		expect(result.branch).toHaveLength(entries.length);
+	});
+
+	it("ladder: folds stage 1 at the boundary after stage 2 (priced), stage 2 after stage 3", () => {
+		const { entries } = staged();
+		const recorded = replayBranch(entries, "recorded", options, () => HOST);
+		const ladder = replayBranch(entries, "ladder", options, () => HOST);
+		expect(ladder).toMatchObject({ commits: 2, folds: 2, rewrites: 2, unattributed: 0, fenceCommits: 0 });
+		// Requests 1 and 2 are the recorded ones; from request 3 on stage 1 shows its brief.
+		expect(tokensOf(ladder.requests[1])).toBe(tokensOf(recorded.requests[1]));
+		expect(tokensOf(recorded.requests[2]) - tokensOf(ladder.requests[2])).toBeGreaterThan(8_000);
+		expect(tokensOf(recorded.requests[3]) - tokensOf(ladder.requests[3])).toBeGreaterThan(16_000);
+		const edits = ladder.branch.filter((entry) => entry.type === "context_edit");
+		expect(edits.map((entry) => (entry.type === "context_edit" ? entry.targetId : ""))).toEqual(["e3", "e5"]);
+		const commits = ladder.branch.filter(
+			(entry) => entry.type === "custom" && entry.customType === `${options.entryTypePrefix}:commit`,
+		);
+		expect(commits.map((entry) => (entry.type === "custom" ? (entry.data as { reason: string }).reason : ""))).toEqual([
+			"priced",
+			"priced",
+		]);
+	});
+
+	it("fold-all: the same folds here, each at the first boundary where its batch is not the newest", () => {
+		const { entries } = staged();
+		const all = replayBranch(entries, "fold-all", options, () => HOST);
+		expect(all).toMatchObject({ commits: 2, folds: 2, rewrites: 2, unattributed: 0 });
+	});
+
+	it("under a tight budget the backstop commits where the price alone would not", () => {
+		const { entries } = staged();
+		const cheapCache = { uncached: 1, cached: 0.001, longContextAbove: null };
+		const priced = replayBranch(entries, "ladder", options, () => ({ ...HOST, prices: cheapCache }));
+		expect(priced.commits).toBe(0);
+		const tight = replayBranch(entries, "ladder", options, () => ({ ...HOST, budget: 20_000, prices: cheapCache }));
+		const reasons = tight.branch.flatMap((entry) =>
+			entry.type === "custom" && entry.customType === `${options.entryTypePrefix}:commit`
+				? [(entry.data as { reason: string }).reason]
+				: [],
+		);
+		expect(reasons).toEqual(["backstop", "backstop"]);
+		expect(tight).toMatchObject({ fenceCommits: 0, unattributed: 0 });
+	});
+});
+
+describe("priceSequence", () => {
+	it("bills the cached prefix as cache reads and the fresh rest at the card's fresh-input rate", () => {
+		const card = NAMED_RATE_CARDS["claude-sonnet-4-5"];
+		if (!card) throw new Error("card missing");
+		const m1 = { digest: "m1", tokens: 2_000 };
+		const m2 = { digest: "m2", tokens: 1_000 };
+		const requests: SessionRequest[] = [
+			{ entryId: "a", modelKey: "x/y", context: [m1], output: 100 },
+			{ entryId: "b", modelKey: "x/y", context: [m1, m2], output: 0 },
+		];
+		const totals = priceSequence(requests, IDENTITY_CALIBRATION, { minCachedTokens: 1_024 }, () => ({
+			card,
+			fallback: false,
+		}));
+		expect(totals).toMatchObject({ requests: 2, promptTokens: 5_000, cachedTokens: 2_000, uncachedTokens: 3_000 });
+		// $3.75/M cache writes for 2,000 + 1,000 fresh tokens, $0.30/M for 2,000 read, $15/M for 100 out.
+		expect(totals.cost).toBeCloseTo((3.75 * 3_000 + 0.3 * 2_000 + 15 * 100) / 1e6, 12);
+	});
+
+	it("counts requests priced with the fallback card", () => {
+		const requests: SessionRequest[] = [{ entryId: "a", modelKey: "nobody/unknown", context: [], output: 1 }];
+		expect(priceSequence(requests, IDENTITY_CALIBRATION, {}).fallbackPriced).toBe(1);
+	});
+});
