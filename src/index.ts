@@ -2,27 +2,49 @@
  * Package entry: Pi loads the default export; hosts that want options call
  * `registerPiFold(pi, options)` themselves. Registers both engines: the
  * deterministic compactor first (its `context` repair runs before the fold
- * runtime's projection), then the fold runtime, its tool and its commands.
+ * runtime's projection), then the fold runtime, its tool, its commands and
+ * its footer status. Options also come from the `piFold` key of Pi's
+ * settings files (`src/fold/settings-file.ts`); options passed in code win.
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { registerCompaction } from "./compaction/hook.ts";
+import { registerCompaction } from "./compaction/pi/hook.ts";
 import { registerCommands } from "./fold/commands.ts";
-import { type PiFoldOptions, resolveOptions } from "./fold/options.ts";
+import type { PiFoldOptions } from "./fold/options.ts";
 import { FoldRuntime } from "./fold/runtime.ts";
+import {
+	applySessionOptions,
+	formatSettingsProblems,
+	readLayers,
+	registrationDrift,
+	resolveWithSettings,
+} from "./fold/settings-file.ts";
 import { registerContextTool } from "./fold/tool.ts";
+import { registerFooter } from "./host/footer.ts";
+import { showProblem } from "./host/output.ts";
 
 export type { PiFoldOptions } from "./fold/options.ts";
 export type { FoldRuntime } from "./fold/runtime.ts";
 
 /** Register both engines; returns the fold runtime so a host can read its status. */
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): FoldRuntime {
-	const resolved = resolveOptions(options);
-	registerCompaction(pi, options.compaction, { recallTool: resolved.toolName });
-	const runtime = new FoldRuntime(pi, resolved);
+	// A factory has no context: registration options come from the global file (see settings-file.ts).
+	const registered = resolveWithSettings(options, readLayers(undefined), "registration").resolved;
+	registerCompaction(pi, options.compaction, { recallTool: registered.toolName });
+	const runtime = new FoldRuntime(pi, registered);
+	// Registered before the runtime's own session_start handler, so the state it rebuilds uses these options.
+	pi.on("session_start", (_event, ctx) => {
+		const layers = readLayers(ctx);
+		const { resolved, problems } = resolveWithSettings(options, layers, "session");
+		applySessionOptions(runtime.options, resolved);
+		const global = layers[0]?.path ?? "settings.json";
+		const all = [...problems, ...registrationDrift(runtime.options, resolved, global)];
+		if (all.length > 0) showProblem(ctx, formatSettingsProblems(all, false), formatSettingsProblems(all, true));
+	});
 	runtime.register();
 	registerContextTool(pi, runtime);
 	registerCommands(pi, runtime);
+	registerFooter(pi, runtime);
 	return runtime;
 }
 

@@ -4,7 +4,7 @@
  * sessions interoperate; replacement lists and sets replace the defaults.
  */
 
-import type { CompactionOptions } from "../compaction/settings-source.ts";
+import type { CompactionOptions } from "../compaction/settings/settings-source.ts";
 import { DEFAULT_READ_ONLY_TOOLS } from "./units.ts";
 
 export { DEFAULT_READ_ONLY_TOOLS };
@@ -148,8 +148,7 @@ function resolveCommandNames(options: PiFoldOptions): ResolvedOptions["commandNa
 		fold: given.fold ?? withPrefix(DEFAULT_COMMAND_NAMES.fold),
 	};
 	for (const name of Object.values(commandNames)) {
-		if (typeof name !== "string" || !KEBAB.test(name))
-			fail(`command name ${JSON.stringify(name)} must be kebab-case`);
+		if (typeof name !== "string" || !KEBAB.test(name)) fail(`command name ${JSON.stringify(name)} must be kebab-case`);
 	}
 	if (commandNames.status === commandNames.fold) fail("command names must be distinct");
 	return commandNames;

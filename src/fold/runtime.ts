@@ -49,7 +49,7 @@ import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "./status.ts";
 import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
-import { analyzeBranch } from "./units.ts";
+import { analyzeBranch, type BranchView } from "./units.ts";
 import { formatWindowListing } from "./window-listing.ts";
 
 export class FoldRuntime {
@@ -72,6 +72,9 @@ export class FoldRuntime {
 	private fenceRefusals = 0;
 	/** A blocking tool ran since the last boundary: the prefix cache is presumed cold, a commit costs no extra re-read. */
 	private coldCache = false;
+	private viewMemo: { key: string; view: BranchView } | undefined;
+	/** The last drafts computed, valid while the state and the branch's edits and compactions are unchanged. */
+	private draftsMemo: { state: FoldState; key: string; drafts: ContextEditEntryDraft[] } | undefined;
 	/** Set once another process is seen appending to the session file: automatic folding stops. */
 	private otherWriter: string | undefined;
 	/** Why the next window rewrite happens; handed to the instrument when edits land. */
@@ -94,8 +97,8 @@ export class FoldRuntime {
 			this.instrumentState = announce(this.instrumentState, "navigation");
 		});
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
-		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
-		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx, event.context?.contextEntries));
+		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx, event.context?.contextEntries));
 		pi.on("tool_call", (event) => {
 			if (this.options.blockingTools.includes(event.toolName)) this.coldCache = true;
 		});
@@ -166,12 +169,24 @@ export class FoldRuntime {
 		return this.latticeCache.lattice;
 	}
 
+	/** The branch's structural view, reused while the branch is the same (same length, same ends). */
+	private viewOf(branch: readonly SessionEntry[]): BranchView {
+		const key = `${branch.length}:${branch[0]?.id ?? ""}:${branch.at(-1)?.id ?? ""}`;
+		if (this.viewMemo?.key !== key) {
+			this.viewMemo = { key, view: analyzeBranch(branch, { readOnlyTools: this.options.readOnlyTools }) };
+		}
+		return this.viewMemo.view;
+	}
+
 	/** A snapshot for actions. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
-	workspace(ctx: ExtensionContext, origin: FoldOrigin): FoldWorkspace {
-		const branch = ctx.sessionManager.getBranch();
+	workspace(
+		ctx: ExtensionContext,
+		origin: FoldOrigin,
+		branch: readonly SessionEntry[] = ctx.sessionManager.getBranch(),
+	): FoldWorkspace {
 		return {
 			branch,
-			view: analyzeBranch(branch, { readOnlyTools: this.options.readOnlyTools }),
+			view: this.viewOf(branch),
 			state: this.state,
 			lattice: this.lattice(),
 			store: this.store,
@@ -228,11 +243,15 @@ export class FoldRuntime {
 	pendingDrafts(
 		ctx: ExtensionContext,
 		branch: readonly SessionEntry[] = ctx.sessionManager.getBranch(),
-		projection: SessionProjection = ctx.sessionManager.buildSessionProjection(),
+		projection?: SessionProjection,
 	): ContextEditEntryDraft[] {
 		// A branch pi-fold never folded needs no edits: skip the planning on every request.
 		if (this.state.records.length === 0) return [];
-		const projected = new Set(projection.entries.map((entry) => entry.sourceEntry.id));
+		const key = editFingerprint(branch);
+		if (this.draftsMemo?.state === this.state && this.draftsMemo.key === key) return this.draftsMemo.drafts;
+		const projected = new Set(
+			(projection ?? ctx.sessionManager.buildSessionProjection()).entries.map((entry) => entry.sourceEntry.id),
+		);
 		const plan = planWindow(branch, {
 			lattice: this.lattice(),
 			expanded: new Set(this.state.data.expanded),
@@ -241,11 +260,13 @@ export class FoldRuntime {
 		});
 		const managed = this.managedEntries();
 		const baselines = this.state.data.baselines;
-		return editDrafts(branch, plan, {
+		const drafts = editDrafts(branch, plan, {
 			inWindow: (id) => projected.has(id),
 			managed: (id) => managed.has(id),
 			baseline: (id) => (Object.hasOwn(baselines, id) ? baselines[id] : undefined),
 		});
+		this.draftsMemo = { state: this.state, key, drafts };
+		return drafts;
 	}
 
 	/** Hand the causes of the rewrite about to happen to the instrument. */
@@ -278,9 +299,18 @@ export class FoldRuntime {
 		this.inFlight = [];
 	}
 
-	/** What the next request will hold once every decided edit is persisted. */
-	private readWindow(ctx: ExtensionContext, branch: readonly SessionEntry[]): WindowReading {
+	/**
+	 * What the next request will hold once every decided edit is persisted.
+	 * `preview` is a projection Pi already built for this branch (a
+	 * boundary's context preview), used when no edit of ours is pending.
+	 */
+	private readWindow(
+		ctx: ExtensionContext,
+		branch: readonly SessionEntry[],
+		preview?: SessionProjection["entries"],
+	): WindowReading {
 		const drafts = this.pendingDrafts(ctx, branch);
+		if (drafts.length === 0 && preview) return readWindow({ entries: preview }, ctx.getSystemPrompt());
 		const projection =
 			drafts.length > 0 ? projectionWithDrafts(branch, drafts) : ctx.sessionManager.buildSessionProjection();
 		return readWindow(projection, ctx.getSystemPrompt());
@@ -305,11 +335,12 @@ export class FoldRuntime {
 		ctx: ExtensionContext,
 		force?: "threshold" | "fence",
 		accept: (reading: WindowReading, decision: CommitDecision) => boolean = () => true,
+		known?: { branch: readonly SessionEntry[]; preview?: SessionProjection["entries"] },
 	): Promise<boolean> {
 		if (this.sawOtherWriter(ctx)) return false;
-		const branch = ctx.sessionManager.getBranch();
-		const reading = this.readWindow(ctx, branch);
-		const ws = this.workspace(ctx, "command");
+		const branch = known?.branch ?? ctx.sessionManager.getBranch();
+		const reading = this.readWindow(ctx, branch, known?.preview);
+		const ws = this.workspace(ctx, "command", branch);
 		const model = ctx.model;
 		const decision = decideCommit({
 			view: ws.view,
@@ -354,10 +385,12 @@ export class FoldRuntime {
 	private async onBoundary(
 		proposed: readonly SessionBoundaryDraft[],
 		ctx: ExtensionContext,
+		preview?: SessionProjection["entries"],
 	): Promise<{ entries: SessionBoundaryDraft[] } | undefined> {
-		this.reconcile(ctx.sessionManager.getBranch());
-		await this.autoCommit(ctx);
 		const branch = ctx.sessionManager.getBranch();
+		this.reconcile(branch);
+		// Pi's preview holds drafts other handlers proposed; ours come on top, so it only stands in when none are.
+		await this.autoCommit(ctx, undefined, undefined, { branch, preview: proposed.length === 0 ? preview : undefined });
 		const drafts = this.pendingDrafts(ctx, branch);
 		if (drafts.length === 0 && this.queued.length === 0) return undefined;
 		const custom: SessionBoundaryDraft[] = this.queued.map((entry) => ({ type: "custom", ...entry }));
@@ -473,6 +506,22 @@ export class FoldRuntime {
 			fenceRefusals: this.fenceRefusals,
 		};
 	}
+}
+
+/**
+ * What the drafts depend on besides the fold state: the edits and
+ * compactions on the branch (folds cover only old, closed entries, so a new
+ * message never changes them). A count plus the last such entry's id.
+ */
+function editFingerprint(branch: readonly SessionEntry[]): string {
+	let count = 0;
+	let last = "";
+	for (const entry of branch) {
+		if (entry.type !== "context_edit" && entry.type !== "compaction") continue;
+		count++;
+		last = entry.id;
+	}
+	return `${count}:${last}:${branch[0]?.id ?? ""}`;
 }
 
 /**

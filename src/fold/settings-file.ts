@@ -29,7 +29,7 @@ import {
 	SETTINGS_FILE_NAME,
 	type SettingsFileIo,
 	type SettingsReadContext,
-} from "../compaction/settings-source.ts";
+} from "../compaction/settings/settings-source.ts";
 import {
 	JSON_OPTION_KEYS,
 	type JsonOptionKey,

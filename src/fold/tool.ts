@@ -1,10 +1,13 @@
 /**
  * Registration of the `active_context` tool: argument checks, dispatch to
  * the actions, and the result the model sees (text plus structured details).
+ * How the row looks in the TUI is `render-tool.ts`; after an action that can
+ * change the window, the footer status is refreshed (UI only).
  */
 
 import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { updateFooter } from "../host/footer.ts";
 import {
 	type ActionOutcome,
 	expandFold,
@@ -17,6 +20,7 @@ import {
 	unmarkFold,
 } from "./actions.ts";
 import type { ToolAction } from "./options.ts";
+import { renderContextCall, renderContextResult } from "./render-tool.ts";
 import type { FoldRuntime } from "./runtime.ts";
 import { formatStatus, type StatusDetails } from "./status.ts";
 import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } from "./tool-schema.ts";
@@ -54,6 +58,9 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 		parameters: toolParameters(toolActions),
 		// Each call plans against the state the previous one left; parallel calls would plan on stale snapshots.
 		executionMode: "sequential",
+		// The TUI row: one line per call and result; the peek source stays collapsed until expanded.
+		renderCall: renderContextCall(toolLabel),
+		renderResult: renderContextResult,
 		async execute(_toolCallId, params, _signal, _onUpdate, ctx): Promise<AgentToolResult<ToolDetails>> {
 			const checked = validateToolArgs(params, toolActions);
 			const action =
@@ -65,6 +72,7 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 				: await runAction(runtime, checked, ctx);
 			runtime.apply(outcome, ctx);
 			const full = runtime.status(ctx);
+			if (!statusOnly(checked)) updateFooter(runtime, ctx);
 			const statusCall = !isArgumentError(checked) && checked.action === "status" ? checked : undefined;
 			// Per-message digests only for status: every result is persisted in the session file.
 			const status = statusCall ? full : { ...full, digests: [] };
@@ -80,6 +88,10 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 			};
 		},
 	});
+}
+
+function statusOnly(checked: ReturnType<typeof validateToolArgs>): boolean {
+	return !isArgumentError(checked) && checked.action === "status";
 }
 
 function statusText(

@@ -34,3 +34,16 @@ export function showOutput(
 	}
 	writeSync(STDOUT_FD, text.endsWith("\n") ? text : `${text}\n`);
 }
+
+/**
+ * A problem the human should see once, outside the command flow (e.g. a bad
+ * settings value): a warning notification with a UI, else one stderr line,
+ * so print and json mode keep stdout for their own output.
+ */
+export function showProblem(ctx: Pick<ExtensionContext, "hasUI" | "ui">, text: string, oneLine: string): void {
+	if (ctx.hasUI) {
+		ctx.ui.notify(text, "warning");
+		return;
+	}
+	process.stderr.write(`${oneLine.replace(/\s*\n\s*/g, " ")}\n`);
+}

@@ -63,7 +63,7 @@ describe("fold runtime through the CLI", () => {
 		const shown = await rpc.promptAndSettle("/context");
 		const notice = shown.records.find((r: RpcRecord) => r.type === "extension_ui_request" && r.method === "notify");
 		const report = String(notice?.message ?? "");
-		expect(report).toMatch(/Folds: 1 \(1 collapsed/);
+		expect(report).toMatch(/Folds: 1 \(1 collapsed, holding/);
 		expect(report).toMatch(/Requests: 4 \(2 appends, 0 identical, 1 rewrites, 0 unattributed\)/);
 		await rpc.close();
 		provider.enqueue(say("Still here."));

@@ -1,0 +1,149 @@
+/**
+ * What the person sees in real Pi 1.6.0 (SDK harness, faux model, captured
+ * UI): the footer status after a fold, `/context` right after
+ * `/fold-context` reporting the folded window, `/context peek`, `tree`,
+ * `window`, an unknown subcommand, argument completions, the over-budget
+ * warning, and a compacted-away fold shown as such.
+ */
+
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { afterEach, describe, expect, it } from "vitest";
+import type { FoldRuntime } from "../../src/fold/runtime.ts";
+import { FOOTER_STATUS_KEY } from "../../src/host/footer.ts";
+import { registerPiFold } from "../../src/index.ts";
+import { callTools, createSdkHarness, type HarnessSettings, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
+
+const SECRET = "ECHO-CONTENT-7f3a";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function uiHarness(
+	contextWindow?: number,
+	settings?: HarnessSettings,
+): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
+	let runtime: FoldRuntime | undefined;
+	const harness = await createSdkHarness({
+		extensions: [
+			(pi: ExtensionAPI) => {
+				runtime = registerPiFold(pi);
+			},
+		],
+		tools: ["read", "active_context"],
+		persist: true,
+		...(contextWindow ? { contextWindow } : {}),
+		...(settings ? { settings } : {}),
+	});
+	cleanups.push(() => harness.dispose());
+	writeFileSync(join(harness.cwd, "e.txt"), `${SECRET}\n${"filler line for the window\n".repeat(400)}`);
+	return {
+		harness,
+		runtime: () => {
+			if (!runtime) throw new Error("runtime not loaded");
+			return runtime;
+		},
+	};
+}
+
+async function twoExchanges(harness: SdkHarness): Promise<void> {
+	harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, "call_read")]), reply("Read e.txt."));
+	await harness.run("Read e.txt.");
+	harness.enqueue(reply("You're welcome."));
+	await harness.run("Thanks.");
+}
+
+const commandNamed = (harness: SdkHarness, name: string) =>
+	harness.session.extensionRunner.getRegisteredCommands().find((command) => command.name === name);
+
+describe("pi-fold in Pi's UI", () => {
+	it("/context right after /fold-context reports the folded window; the footer and peek agree", async () => {
+		const { harness } = await uiHarness();
+		await twoExchanges(harness);
+		const before = await harness.run("/context");
+		const tokensBefore = Number(/next request: ~([\d,]+) tokens/.exec(before[0] ?? "")?.[1]?.replace(/,/g, ""));
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold \d+% of 128k$/);
+
+		const folded = await harness.run("/fold-context");
+		expect(folded[0]).toMatch(/Folded chapter f-[0-9a-f]{12}/);
+		expect(folded[0]).toMatch(
+			/Window for the next request: ~[\d,]+ tokens, [\d.]+% of the serving budget; 1 collapsed fold holds/,
+		);
+		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold \d+% of 128k · 1 fold \([\d.]+ KB out\)$/);
+
+		const [report = ""] = await harness.run("/context");
+		const tokensAfter = Number(/next request: ~([\d,]+) tokens/.exec(report)?.[1]?.replace(/,/g, ""));
+		expect(tokensAfter).toBeLessThan(tokensBefore / 2);
+		expect(report).toMatch(/Folds: 1 \(1 collapsed, holding [\d.]+ KB out of the window/);
+		expect(report).toMatch(/pending edits? lands? with the next request/);
+		expect(report).toContain(`${id}  chapter, collapsed`);
+		expect(report).toMatch(/\n {4}“.+”/); // the brief, under its fold
+		expect(report).toContain("/context peek <fold id>");
+		expect(report).not.toContain('{"action"');
+		expect(harness.requests).toHaveLength(3);
+
+		const [peek = ""] = await harness.run(`/context peek ${id}`);
+		expect(peek).toMatch(new RegExp(`^Fold ${id}: chapter, collapsed`));
+		expect(peek).toContain("Brief:");
+		expect(peek).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
+		expect(peek).toContain(SECRET);
+		expect(peek).toMatch(/read result: /);
+
+		const [tree = ""] = await harness.run("/context tree");
+		expect(tree).toContain("Fold tree, in transcript order:");
+		const [window = ""] = await harness.run("/context window");
+		expect(window).toContain(`${id} folded chapter`);
+		expect(harness.requests).toHaveLength(3);
+	});
+
+	it("names an unknown subcommand and an unknown peek id, and completes subcommands and fold ids", async () => {
+		const { harness } = await uiHarness();
+		await twoExchanges(harness);
+		const [unknown = ""] = await harness.run("/context foo");
+		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, help\./);
+		const [noSuch = ""] = await harness.run("/context peek f-000000000000");
+		expect(noSuch).toMatch(/No fold or entry "f-000000000000" on this branch\. There are no folds yet\./);
+		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
+
+		const folded = await harness.run("/fold-context");
+		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
+		const complete = commandNamed(harness, "context")?.getArgumentCompletions;
+		expect(await complete?.("")).toEqual(
+			expect.arrayContaining([expect.objectContaining({ value: "tree" }), expect.objectContaining({ value: "peek " })]),
+		);
+		expect(await complete?.("wi")).toEqual([expect.objectContaining({ value: "window" })]);
+		expect(await complete?.("peek ")).toEqual([expect.objectContaining({ value: `peek ${id}`, label: id })]);
+		expect(await complete?.("peek f-zz")).toBeNull();
+	});
+
+	it("warns above 100% of the serving budget, in the report and the footer", async () => {
+		// A small model window: the read of e.txt alone does not fit.
+		const { harness } = await uiHarness(2_000);
+		harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, "call_read")]), reply("Read."));
+		await harness.run("Read e.txt.").catch(() => undefined);
+		const [report = ""] = await harness.run("/context");
+		expect(report).toMatch(/Warning: the next request is over the serving budget \(\d+\.\d%\)/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold ⚠ \d+% of /);
+	});
+
+	it("shows a fold a compaction removed as removed, not collapsed", async () => {
+		// A tiny keep-recent budget gives a short session something to compact.
+		const { harness } = await uiHarness(undefined, { compaction: { enabled: false, keepRecentTokens: 1_500 } });
+		await twoExchanges(harness);
+		const folded = await harness.run("/fold-context");
+		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
+		for (let turn = 1; turn <= 3; turn++) {
+			writeFileSync(join(harness.cwd, `part-${turn}.md`), `Part ${turn} of the design.\n`.repeat(200));
+			harness.enqueue(callTools([toolCall("read", { path: `part-${turn}.md` }, `call_${turn}`)]), reply("Read."));
+			await harness.run(`Read part-${turn}.md.`);
+		}
+		await harness.session.compact();
+		const [report = ""] = await harness.run("/context");
+		expect(report).toContain(`${id}  chapter, removed by a compaction`);
+		expect(report).toMatch(/Folds: 1 \(0 collapsed, .*1 removed by a compaction\)/);
+	});
+});
