@@ -1,4 +1,9 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+
+/** No test reads the developer's own Pi settings: the agent dir points at a path that never exists. */
+const ISOLATED_AGENT_DIR = join(tmpdir(), "pi-fold-tests-no-agent-dir");
 
 export default defineConfig({
 	test: {
@@ -9,6 +14,9 @@ export default defineConfig({
 					name: "unit",
 					include: ["test/**/*.test.ts"],
 					exclude: ["test/e2e/**"],
+					env: { PI_CODING_AGENT_DIR: ISOLATED_AGENT_DIR },
+					// The real-log tests take a few seconds on a loaded 2-core machine.
+					testTimeout: 30_000,
 				},
 			},
 			{
@@ -16,7 +24,7 @@ export default defineConfig({
 					name: "e2e",
 					include: ["test/e2e/**/*.test.ts"],
 					// Any unattributed rewrite of the model window fails the run (src/fold/runtime.ts).
-					env: { PI_FOLD_STRICT_APPEND_ONLY: "1" },
+					env: { PI_FOLD_STRICT_APPEND_ONLY: "1", PI_CODING_AGENT_DIR: ISOLATED_AGENT_DIR },
 					setupFiles: ["test/e2e/setup.ts"],
 					testTimeout: 120_000,
 					hookTimeout: 120_000,
