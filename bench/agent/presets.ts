@@ -27,6 +27,13 @@ export const ARMS: readonly ArmSpec[] = [
 	{ name: "native", label: "Pi native compaction", setup: { kind: "native" }, marking: false },
 	{ name: "defaults", label: "pi-fold defaults, agent never folds", setup: { kind: "pi-fold" }, marking: false },
 	{
+		// The spec's default scheduling, to measure the choice of epoch as ours side by side.
+		name: "immediate-defaults",
+		label: 'pi-fold foldScheduling "immediate", agent never folds',
+		setup: { kind: "pi-fold", options: { foldScheduling: "immediate" } },
+		marking: false,
+	},
+	{
 		name: "epoch-marking",
 		label: 'pi-fold foldScheduling "epoch", marking agent',
 		setup: { kind: "pi-fold", options: { foldScheduling: "epoch" } },
