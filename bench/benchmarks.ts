@@ -5,9 +5,18 @@ import type { Benchmark, ReportBenchmark } from "./harness.ts";
 import { compactionBench } from "./suites/compaction.ts";
 import { foldBench } from "./suites/fold.ts";
 import { prefixCacheBench } from "./suites/prefix-cache.ts";
+import { replayBench } from "./suites/replay.ts";
 import { reportBench } from "./suites/report.ts";
+import { runtimeBench } from "./suites/runtime.ts";
 
-export const BENCHMARKS: readonly Benchmark[] = [reportBench, prefixCacheBench, compactionBench, foldBench];
+export const BENCHMARKS: readonly Benchmark[] = [
+	reportBench,
+	prefixCacheBench,
+	compactionBench,
+	foldBench,
+	replayBench,
+	runtimeBench,
+];
 
 /** Benchmarks that write their own report (run whole sessions); `--preset` picks their size. */
 export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [agentBench];

@@ -14,7 +14,7 @@
 import { writeFileSync } from "node:fs";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { registerCompaction } from "../../src/compaction/hook.ts";
+import { registerCompaction } from "../../src/compaction/pi/hook.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { type ArmSetup, parseArmSetup, parseWorkload, STATUS_ENV } from "./config.ts";
 import { STAGE_TOOL_NAME, stageText, type Workload } from "./workload.ts";

@@ -1,15 +1,15 @@
 /**
  * `compaction`: compile time of the deterministic compactor (`compileSummary`
- * in src/compaction/compile.ts) on the 2.4 MB real log and on generated
+ * in src/compaction/summary/compile.ts) on the 2.4 MB real log and on generated
  * 2,000- and 20,000-entry sessions, and the time of one whole compaction
- * event (`buildFabricCompaction` in src/compaction/compact-event.ts: Pi's
+ * event (`buildDeterministicCompaction` in src/compaction/compact-event.ts: Pi's
  * per-entry estimate, live cut, compile, reconstruction QA and details) on the
- * real log and the 20,000-entry session.
+ * real log and the 2,000- and 20,000-entry sessions.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { buildFabricCompaction, projectionEstimator } from "../../src/compaction/compact-event.ts";
-import { compileSummary } from "../../src/compaction/compile.ts";
+import { buildDeterministicCompaction, projectionEstimator } from "../../src/compaction/compact-event.ts";
+import { compileSummary } from "../../src/compaction/summary/compile.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { generateSession } from "../generate.ts";
@@ -18,7 +18,7 @@ import { realLogs } from "../sessions.ts";
 
 const REAL_LOG = "pi-mono-before-compaction";
 /** Inputs whose whole compaction event is timed too. */
-const EVENT_INPUTS = [`real ${REAL_LOG}`, "generated 20,000"];
+const EVENT_INPUTS = [`real ${REAL_LOG}`, "generated 2,000", "generated 20,000"];
 /** Event settings: Pi's defaults on a 200K window, a 5,000-token system prompt known to the calibration. */
 const EVENT_SETTINGS = {
 	reserveTokens: 16_384,
@@ -48,7 +48,7 @@ const integer = new Intl.NumberFormat("en-US");
 export const compactionBench: Benchmark = {
 	name: "compaction",
 	description:
-		"Deterministic compactor compile time on the real 2.4 MB log and generated 2,000 / 20,000-entry sessions, and whole compaction events on the real log and the 20,000-entry session.",
+		"Deterministic compactor compile time on the real 2.4 MB log and generated 2,000 / 20,000-entry sessions, and whole compaction events on the real log and the 2,000 / 20,000-entry sessions.",
 	async prepare() {
 		const inputs: { label: string; branch: SessionEntry[]; bytes: number }[] = [];
 		const notes: string[] = [];
@@ -101,8 +101,8 @@ export const compactionBench: Benchmark = {
 				tokensBefore: raw + EVENT_SETTINGS.fixedContextEstimate,
 				...EVENT_SETTINGS,
 			};
-			const first = buildFabricCompaction(eventInput);
-			const again = buildFabricCompaction(eventInput);
+			const first = buildDeterministicCompaction(eventInput);
+			const again = buildDeterministicCompaction(eventInput);
 			const same = JSON.stringify(first) === JSON.stringify(again) ? "yes" : "NO";
 			if (first.kind === "compaction") {
 				const kept = input.branch.findIndex((entry) => entry.id === first.result.firstKeptEntryId);
@@ -118,16 +118,16 @@ export const compactionBench: Benchmark = {
 				facts.push(`| ${input.label} | ${integer.format(eventInput.tokensBefore)} | ${why} | | | | | ${same} |`);
 			}
 			cases.push({
-				label: `buildFabricCompaction ${input.label}`,
+				label: `buildDeterministicCompaction ${input.label}`,
 				input: { bytes: input.bytes, entries: input.branch.length },
-				run: () => buildFabricCompaction(eventInput),
+				run: () => buildDeterministicCompaction(eventInput),
 			});
 		}
 		notes.push(
 			"- Input is the active branch (raw entries, as loaded and migrated); it is split at the last user message at or before 90% of its length: the prefix is summarized, the tail passed as `keptEntries`.",
 			"- Generated sessions: `bench/generate.ts`, seed 1 — user asks, 1–4 tool calls (read / grep / bash / edit / write) with results of 50–6,500 characters, 8% errors, 30% of calls preceded by thinking, a closing reply; usage on every assistant message. Their byte size is the canonical JSONL size.",
 			"- The `compileSummary` cases time `compileSummary({ entries, keptEntries })` only (no loading, no QA).",
-			"- The `buildFabricCompaction` cases time one whole `session_before_compact` computation on the unsplit branch: Pi's per-entry structural estimate (`buildSessionProjection` + `estimateTokens`), the calibrated live cut, compile, reconstruction QA and details v2. Settings: window 200,000, `targetContextRatio` 0.65, `reserveTokens` 16,384, `keepRecentTokens` 20,000, reason threshold; `tokensBefore` is the branch's structural estimate plus a 5,000-token system prompt passed as `fixedContextEstimate` (scale 1).",
+			"- The `buildDeterministicCompaction` cases (real log, 2,000 and 20,000 entries) time one whole `session_before_compact` computation on the unsplit branch: Pi's per-entry structural estimate (`buildSessionProjection` + `estimateTokens`), the calibrated live cut, compile, reconstruction QA and details v2. Settings: window 200,000, `targetContextRatio` 0.65, `reserveTokens` 16,384, `keepRecentTokens` 20,000, reason threshold; `tokensBefore` is the branch's structural estimate plus a 5,000-token system prompt passed as `fixedContextEstimate` (scale 1).",
 		);
 		return { cases, facts, notes };
 	},

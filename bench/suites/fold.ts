@@ -25,15 +25,18 @@ import { realLogs } from "../sessions.ts";
 
 const PREFIX = "pi-fold-active-context";
 
-/** Fold every completed tool batch, then every closed chapter (batches nest inside). */
-function foldEverything(view: BranchView): FoldLattice {
+/**
+ * Fold every completed tool batch, then every closed chapter (batches nest
+ * inside), among the spans that end at or before entry index `before`.
+ */
+export function foldEverything(view: BranchView, before = view.entries.length): FoldLattice {
 	let lattice = emptyLattice();
 	const spans = [
 		...view.units
 			.filter((unit) => unit.kind === "tool-batch" && unit.completed)
 			.map((unit) => ({ ...unit, kind: "tool-batch" as const })),
 		...closedChapters(view, MIN_CHAPTER_UNITS).map((chapter) => ({ ...chapter, kind: "chapter" as const })),
-	];
+	].filter((span) => span.end <= before);
 	for (const span of spans) {
 		const first = view.entries[span.start]?.id ?? "";
 		const last = view.entries[span.end - 1]?.id ?? "";

@@ -1,9 +1,10 @@
 /**
  * Replay of a recorded linear branch through a fold policy: the request
  * sequence the policy would have sent, rebuilt incrementally. Written for the
- * replay benchmark (bench/replay/replay.ts) and moved here with its API so
- * `pi-fold report` can say what pi-fold would have saved; the benchmark's
- * extra reference policies plug in as a `BoundaryPolicy`.
+ * replay benchmark (bench/replay/) and moved here with its API so
+ * `pi-fold report` can say what pi-fold would have saved; the benchmark
+ * replays through this module, its fold-all reference policy
+ * (bench/replay/policies.ts) plugged in as a `BoundaryPolicy`.
  *
  * The recorded entries are appended one by one. Before every recorded
  * assistant message the `context` hook runs on the branch so far and its

@@ -7,12 +7,13 @@
  * runtime keeps in memory (fold state, live lattice, instrument, cold-cache
  * flag); it decides nothing the runtime would not. Written for the replay
  * benchmark (bench/replay/) and moved here, API unchanged, so `pi-fold report`
- * can project what the ladder would have sent.
+ * can project what the ladder would have sent; the replay and runtime
+ * benchmarks (bench/replay/, bench/runtime/) use it from here.
  *
  * Left out, because nothing here can trigger them: actions and their causes
  * (no agent or command folds in a replay), baselines (the logs hold no other
- * extension's context edits), the store write, requeueing lost entries
- * (every boundary here persists).
+ * extension's context edits), the store write (the runtime benchmark times it
+ * on its own), requeueing lost entries (every boundary here persists).
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";

@@ -13,7 +13,7 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { resolveOptions } from "../fold/options.ts";
 import type { Calibration } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds } from "./catalog.ts";
-import { cardForModelKey, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
+import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
 import type { HostFacts } from "./fold-shell.ts";
 import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
 import { priceRequest, simulatedUsage } from "./price.ts";
@@ -116,12 +116,23 @@ export function mainModel(entries: readonly SessionEntry[]): string {
 	return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? "/";
 }
 
-/** Replay the active branch through pi-fold's default ladder and price both sequences. */
-export function projectSavings(branch: readonly SessionEntry[], cwd: string): ProjectedSavings {
+/** What every replay of one log shares: its recorded requests, calibration, cache model and host facts. */
+export interface LogSetup {
+	logged: SessionRequest[];
+	calibration: Calibration;
+	mainModelKey: string;
+	cache: PrefixCacheOptions;
+	/** Estimated tokens standing for the system prompt and tool declarations in the ladder's reading. */
+	fixedTokens: number;
+	/** Host facts per serving model, built once per model. */
+	hostFor: HostFor;
+}
+
+/** The setup of a log's replays: recorded requests, their calibration, the main model's cache model and host facts. */
+export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup {
 	const logged = sessionRequests(branch);
 	const calibration = calibrateRequests(logged);
 	const mainModelKey = mainModel(branch);
-	const cache = cacheOptionsFor(mainModelKey);
 	// The calibration's overhead is in provider tokens; the ladder reads Pi's estimate.
 	const fixedTokens = Math.max(0, Math.round(calibration.overhead / calibration.scale));
 	const hosts = new Map<string, HostFacts>();
@@ -134,6 +145,12 @@ export function projectSavings(branch: readonly SessionEntry[], cwd: string): Pr
 		}
 		return host;
 	};
+	return { logged, calibration, mainModelKey, cache: cacheOptionsFor(mainModelKey), fixedTokens, hostFor };
+}
+
+/** Replay the active branch through pi-fold's default ladder and price both sequences. */
+export function projectSavings(branch: readonly SessionEntry[], cwd: string): ProjectedSavings {
+	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor } = logSetup(branch, cwd);
 	const ladder = replayBranch(branch, "ladder", resolveOptions(), hostFor);
 	return {
 		mainModelKey,

@@ -1,15 +1,15 @@
 /**
- * The replay benchmark's pure parts (bench/replay/): a tiny built branch
- * replayed through each policy yields the commits and windows the ladder's
- * rules imply, and a hand-sized request sequence prices to the hand-computed
- * sum. No Pi process runs.
+ * The replay benchmark's pure parts (bench/replay/ over src/cost/fold-replay.ts):
+ * a tiny built branch replayed through each policy yields the commits and
+ * windows the ladder's rules imply, and a hand-sized request sequence prices
+ * to the hand-computed sum. No Pi process runs.
  */
 
 import { describe, expect, it } from "vitest";
-import type { HostFacts } from "../../bench/replay/fold-shell.ts";
+import { replayPolicy } from "../../bench/replay/policies.ts";
 import { priceSequence } from "../../bench/replay/pricing.ts";
-import { replayBranch } from "../../bench/replay/replay.ts";
-import { NAMED_RATE_CARDS } from "../../src/cost/rate-card.ts";
+import { replayBranch } from "../../src/cost/fold-replay.ts";
+import type { HostFacts } from "../../src/cost/fold-shell.ts";
 import type { SessionRequest } from "../../src/cost/session-requests.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
@@ -73,7 +73,7 @@ describe("replayBranch", () => {
 
 	it("fold-all: the same folds here, each at the first boundary where its batch is not the newest", () => {
 		const { entries } = staged();
-		const all = replayBranch(entries, "fold-all", options, () => HOST);
+		const all = replayPolicy(entries, "fold-all", options, () => HOST);
 		expect(all).toMatchObject({ commits: 2, folds: 2, rewrites: 2, unattributed: 0 });
 	});
 
@@ -95,19 +95,22 @@ describe("replayBranch", () => {
 
 describe("priceSequence", () => {
 	it("bills the cached prefix as cache reads and the fresh rest at the card's fresh-input rate", () => {
-		const card = NAMED_RATE_CARDS["claude-sonnet-4-5"];
-		if (!card) throw new Error("card missing");
+		// Pi's catalog card for the model: $3/M input, billed as $3.75/M cache writes, $0.30/M reads, $15/M output.
 		const m1 = { digest: "m1", tokens: 2_000 };
 		const m2 = { digest: "m2", tokens: 1_000 };
 		const requests: SessionRequest[] = [
-			{ entryId: "a", modelKey: "x/y", context: [m1], output: 100 },
-			{ entryId: "b", modelKey: "x/y", context: [m1, m2], output: 0 },
+			{ entryId: "a", modelKey: "anthropic/claude-sonnet-4-5", context: [m1], output: 100 },
+			{ entryId: "b", modelKey: "anthropic/claude-sonnet-4-5", context: [m1, m2], output: 0 },
 		];
-		const totals = priceSequence(requests, IDENTITY_CALIBRATION, { minCachedTokens: 1_024 }, () => ({
-			card,
-			fallback: false,
-		}));
-		expect(totals).toMatchObject({ requests: 2, promptTokens: 5_000, cachedTokens: 2_000, uncachedTokens: 3_000 });
+		const totals = priceSequence(requests, IDENTITY_CALIBRATION, { minCachedTokens: 1_024 });
+		expect(totals).toMatchObject({
+			requests: 2,
+			promptTokens: 5_000,
+			cachedTokens: 2_000,
+			uncachedTokens: 3_000,
+			outputTokens: 100,
+			fallbackPriced: 0,
+		});
 		// $3.75/M cache writes for 2,000 + 1,000 fresh tokens, $0.30/M for 2,000 read, $15/M for 100 out.
 		expect(totals.cost).toBeCloseTo((3.75 * 3_000 + 0.3 * 2_000 + 15 * 100) / 1e6, 12);
 	});

@@ -5,10 +5,10 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { hostFacts } from "../../bench/replay/log-replay.ts";
 import { foldedFixture, RECENT_ROOTS } from "../../bench/runtime/fixtures.ts";
 import { boundaryStep, contextStep, requestPath } from "../../bench/runtime/request-path.ts";
 import { blobBytes } from "../../bench/runtime/store-throughput.ts";
+import { hostFacts } from "../../src/cost/fold-replay.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 
 const options = resolveOptions();
