@@ -21,7 +21,7 @@ const compiled = new URL("../dist/cli/main.js", import.meta.url);
 const { runCli } = await import(
 	existsSync(compiled) ? compiled.href : new URL("../src/cli/main.ts", import.meta.url).href
 );
-const result = runCli(process.argv.slice(2));
+const result = await runCli(process.argv.slice(2));
 process.stdout.write(result.stdout);
 process.stderr.write(result.stderr);
 process.exitCode = result.code;

@@ -8,11 +8,12 @@
  */
 
 import type { SessionEntry, SessionProjection } from "@earendil-works/pi-coding-agent";
-import { parseFabricDetails } from "../compaction/details.ts";
+import { parseCompactionDetails } from "../compaction/records/details.ts";
 import type { CommitSummary } from "../fold/commit.ts";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../fold/options.ts";
 import { parentMap } from "../fold/records.ts";
 import { liveLattice, rebuildState, stateEntryTypes } from "../fold/state.ts";
+import { SUMMARIZER_ENTRY_SUFFIX, type SummarizerUsage, summarizerUsage } from "../fold/summarizer-prompt.ts";
 
 /** Suffix of the custom entry a ladder commit writes (src/fold/commit.ts). */
 export const COMMIT_ENTRY_SUFFIX = ":commit";
@@ -41,6 +42,8 @@ export interface FoldActivity {
 	compactions: { deterministic: number; pi: number };
 	/** Persisted fold entries the rebuild skipped as unreadable. */
 	skipped: number;
+	/** Model brief requests in the whole file (`<prefix>:summarizer`), with their tokens and cost. */
+	summarizer: SummarizerUsage;
 }
 
 /** Read what pi-fold did from the file's entries and the active branch with its projection. */
@@ -52,7 +55,8 @@ export function foldActivity(
 ): FoldActivity {
 	const types = stateEntryTypes(prefix);
 	const commitType = `${prefix}${COMMIT_ENTRY_SUFFIX}`;
-	const ownTypes = new Set<string>([types.fold, types.delta, types.checkpoint, commitType]);
+	const summarizerType = `${prefix}${SUMMARIZER_ENTRY_SUFFIX}`;
+	const ownTypes = new Set<string>([types.fold, types.delta, types.checkpoint, commitType, summarizerType]);
 	const state = rebuildState(branch, prefix);
 	const lattice = liveLattice(state);
 	const parents = parentMap(lattice);
@@ -82,6 +86,7 @@ export function foldActivity(
 		contextEdits: 0,
 		compactions: { deterministic: 0, pi: 0 },
 		skipped: state.skipped,
+		summarizer: summarizerUsage(entries, prefix),
 	};
 	for (const entry of branch) {
 		if (entry.type !== "custom" || entry.customType !== commitType) continue;
@@ -96,7 +101,7 @@ export function foldActivity(
 		if (entry.type === "custom" && ownTypes.has(entry.customType)) activity.present = true;
 		else if (entry.type === "context_edit") activity.contextEdits++;
 		else if (entry.type === "compaction") {
-			if (parseFabricDetails(entry.details).ok) activity.compactions.deterministic++;
+			if (parseCompactionDetails(entry.details).ok) activity.compactions.deterministic++;
 			else activity.compactions.pi++;
 		}
 	}

@@ -12,10 +12,21 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { namedRateCardNames, resolveRateCard } from "../cost/catalog.ts";
 import type { RateCard } from "../cost/rate-card.ts";
+import { FoldStoreError } from "../fold/store.ts";
 import { FOLD_STORE_DIR_SUFFIX } from "../fold/store-file.ts";
 import { loadSessionFile, SessionLoadError } from "../session/load.ts";
 import { chartHtml } from "./html.ts";
 import { buildReport, type StoreSize } from "./report.ts";
+import {
+	formatGc,
+	formatVerify,
+	GC_HELP,
+	parseStoreArgs,
+	runGc,
+	runVerify,
+	skippedLines,
+	VERIFY_HELP,
+} from "./verify.ts";
 
 /** Session reported when `pi-fold report` gets no path. */
 export const SAMPLE_SESSION_PATH = fileURLToPath(new URL("../../samples/sample-session.jsonl", import.meta.url));
@@ -47,6 +58,8 @@ const USAGE = `Usage: pi-fold <command> [options]
 
 Commands:
   report [options] [session.jsonl]   Summarize a Pi session file; "pi-fold report --help" for options
+  verify [--json] <session.jsonl>    Check fold records, state and the fold store; exit 1 on any defect
+  gc [--apply] <session.jsonl>       List (with --apply, remove) fold store blobs no fold references
   help [command]                     Show this help, or a command's
   version                            Show the version
 
@@ -55,7 +68,7 @@ Options:
   -v, --version    Show the version
 `;
 
-const HELP_BY_COMMAND: Readonly<Record<string, string>> = { report: REPORT_HELP };
+const HELP_BY_COMMAND: Readonly<Record<string, string>> = { report: REPORT_HELP, verify: VERIFY_HELP, gc: GC_HELP };
 
 export interface CliResult {
 	code: number;
@@ -72,12 +85,16 @@ export function packageVersion(): string {
 const ok = (stdout: string): CliResult => ({ code: 0, stdout, stderr: "" });
 
 /** Run the CLI on argv (without node and script) and return what it would print. */
-export function runCli(argv: readonly string[]): CliResult {
+export async function runCli(argv: readonly string[]): Promise<CliResult> {
 	const [command = "help", ...rest] = argv;
 	try {
 		switch (command) {
 			case "report":
 				return runReport(rest);
+			case "verify":
+				return await verifyCommand(rest);
+			case "gc":
+				return await gcCommand(rest);
 			case "help":
 			case "--help":
 			case "-h": {
@@ -94,7 +111,9 @@ export function runCli(argv: readonly string[]): CliResult {
 				return usageError(command.startsWith("-") ? `unknown option "${command}"` : `unknown command "${command}"`);
 		}
 	} catch (error) {
-		if (error instanceof SessionLoadError) return { code: 1, stdout: "", stderr: `pi-fold: ${error.message}\n` };
+		// Both name the problem and the next action already (a session id the store cannot use, an unreadable store).
+		if (error instanceof SessionLoadError || error instanceof FoldStoreError)
+			return { code: 1, stdout: "", stderr: `pi-fold: ${error.message}\n` };
 		const message = error instanceof Error ? error.message : String(error);
 		return { code: 1, stdout: "", stderr: `pi-fold: unexpected failure: ${message}\n` };
 	}
@@ -205,6 +224,38 @@ function runReport(args: readonly string[]): CliResult {
 	return ok(stdout);
 }
 
+async function verifyCommand(args: readonly string[]): Promise<CliResult> {
+	const parsed = parseStoreArgs("verify", args);
+	if ("problem" in parsed) return usageError(parsed.problem, "pi-fold verify --help");
+	if (parsed.help || parsed.path === undefined) return ok(VERIFY_HELP);
+	const session = loadSessionFile(fromInvocationDir(parsed.path));
+	const outcome = await runVerify(session, parsed.prefix);
+	const stdout = parsed.json ? `${JSON.stringify(outcome, null, 2)}\n` : formatVerify(outcome);
+	return { code: outcome.clean ? 0 : 1, stdout, stderr: "" };
+}
+
+async function gcCommand(args: readonly string[]): Promise<CliResult> {
+	const parsed = parseStoreArgs("gc", args);
+	if ("problem" in parsed) return usageError(parsed.problem, "pi-fold gc --help");
+	if (parsed.help || parsed.path === undefined) return ok(GC_HELP);
+	const session = loadSessionFile(fromInvocationDir(parsed.path));
+	const skipped = skippedLines(session);
+	if (parsed.apply && skipped.length > 0) {
+		const first = skipped
+			.slice(0, 3)
+			.map((diagnostic) => diagnostic.line)
+			.join(", ");
+		return {
+			code: 1,
+			stdout: "",
+			stderr: `pi-fold: ${skipped.length} line${skipped.length === 1 ? "" : "s"} of ${session.path} could not be read (line ${first}${skipped.length > 3 ? ", …" : ""}); a damaged line may reference blobs, so gc removed nothing. Run "pi-fold verify ${parsed.path}", repair or remove those lines, then gc again.\n`,
+		};
+	}
+	const outcome = await runGc(session, parsed.prefix, parsed.apply);
+	const stdout = parsed.json ? `${JSON.stringify(outcome, null, 2)}\n` : formatGc(outcome, parsed.path);
+	return ok(stdout);
+}
+
 /**
  * A path the user typed, resolved against the directory they typed it in:
  * `npm start` runs in the package root and says where it was started in `INIT_CWD`.
@@ -247,7 +298,7 @@ function usageError(problem: string, help = "pi-fold help"): CliResult {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-	const result = runCli(process.argv.slice(2));
+	const result = await runCli(process.argv.slice(2));
 	process.stdout.write(result.stdout);
 	process.stderr.write(result.stderr);
 	process.exitCode = result.code;

@@ -17,6 +17,7 @@ import type { RateCard } from "../cost/rate-card.ts";
 import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import type { LoadedSession } from "../session/load.ts";
 import { type SessionStats, sessionStats } from "../session/stats.ts";
+import { describeUsage } from "../fold/summarizer-prompt.ts";
 import { type FoldActivity, foldActivity } from "./activity.ts";
 import { type ChartSeries, chartSeries, sparklineSection } from "./chart.ts";
 
@@ -111,9 +112,10 @@ export function renderReport(
 	const defects = stats.closureDefects;
 	const lines: string[] = [];
 	if (session.diagnostics.length > 0) {
-		lines.push(
-			`Problems: ${integer.format(session.diagnostics.length)} line${session.diagnostics.length === 1 ? "" : "s"} skipped`,
-		);
+		const count = session.diagnostics.length;
+		const repaired = session.diagnostics.filter((diagnostic) => diagnostic.repaired).length;
+		const how = repaired === 0 ? "skipped" : `(${count - repaired} skipped, ${repaired} repaired)`;
+		lines.push(`Problems: ${integer.format(count)} line${count === 1 ? "" : "s"} ${how}`);
 		for (const diagnostic of session.diagnostics.slice(0, PROBLEMS_LISTED_MAX)) lines.push(`  ${diagnostic.message}`);
 		if (session.diagnostics.length > PROBLEMS_LISTED_MAX)
 			lines.push(`  … ${session.diagnostics.length - PROBLEMS_LISTED_MAX} more`);
@@ -198,6 +200,7 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 		`  commits       ${activity.commits === 0 ? "none by the ladder" : `${integer.format(activity.commits)} (${reasons}), ~${integer.format(activity.freedTokens)} tokens freed`}`,
 		`  context edits ${integer.format(activity.contextEdits)}`,
 		`  compactions   ${engines}`,
+		...(activity.summarizer.requests > 0 ? [`  model briefs  ${describeUsage(activity.summarizer)}`] : []),
 		store
 			? `  store         ${readableBytes(store.bytes)} in ${integer.format(store.files)} file${store.files === 1 ? "" : "s"} at ${store.dir}`
 			: `  store         not found next to the session file (${readableBytes(activity.sourceBytes)} of fold sources recorded)`,

@@ -13,14 +13,21 @@ import { createHash } from "node:crypto";
 /** Length of a SHA-256 digest written as lowercase hex. */
 export const SHA256_HEX_LENGTH = 64;
 
+/**
+ * Deepest nesting the writer descends: it recurses, so a value nested tens of
+ * thousands of levels deep would overflow the stack; this fails first with a
+ * named error. Session loading refuses lines nested deeper than this.
+ */
+export const CANONICAL_MAX_DEPTH = 1024;
+
 const encoder = new TextEncoder();
 
 /** Serialize any JSON-compatible value with sorted keys and no whitespace. */
 export function canonicalJson(value: unknown): string {
-	return writeValue(value) ?? "null";
+	return writeValue(value, 0) ?? "null";
 }
 
-function writeValue(value: unknown): string | undefined {
+function writeValue(value: unknown, depth: number): string | undefined {
 	if (value === null) return "null";
 	switch (typeof value) {
 		case "string":
@@ -38,15 +45,20 @@ function writeValue(value: unknown): string | undefined {
 		default:
 			break;
 	}
+	if (depth >= CANONICAL_MAX_DEPTH) {
+		throw new RangeError(
+			`canonicalJson: value nests deeper than ${CANONICAL_MAX_DEPTH} levels; it has no canonical form`,
+		);
+	}
 	if (Array.isArray(value)) {
-		return `[${value.map((item) => writeValue(item) ?? "null").join(",")}]`;
+		return `[${value.map((item) => writeValue(item, depth + 1) ?? "null").join(",")}]`;
 	}
 	const record = value as Record<string, unknown>;
 	const toJson = (record as { toJSON?: () => unknown }).toJSON;
-	if (typeof toJson === "function") return writeValue(toJson.call(record));
+	if (typeof toJson === "function") return writeValue(toJson.call(record), depth);
 	const parts: string[] = [];
 	for (const key of Object.keys(record).sort()) {
-		const written = writeValue(record[key]);
+		const written = writeValue(record[key], depth + 1);
 		if (written !== undefined) parts.push(`${JSON.stringify(key)}:${written}`);
 	}
 	return `{${parts.join(",")}}`;

@@ -25,11 +25,11 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import type { NormalizedEvent } from "../compaction/events.ts";
-import { FABRIC_EXEC_TOOL_NAME } from "../compaction/fabric-trace.ts";
-import { normalizeBranch } from "../compaction/normalize.ts";
-import { isPlainRecord, type JsonValue } from "../compaction/record-guards.ts";
-import { identifierLabel } from "../compaction/render-text.ts";
+import type { NormalizedEvent } from "../compaction/summary/events.ts";
+import { FABRIC_EXEC_TOOL_NAME } from "../compaction/records/fabric-trace.ts";
+import { normalizeBranch } from "../compaction/summary/normalize.ts";
+import { isPlainRecord, type JsonValue } from "../compaction/records/record-guards.ts";
+import { identifierLabel } from "../compaction/summary/render-text.ts";
 import { contentText, firstLine, oneLine, shrinkText } from "../text/lines.ts";
 import { firstSubstantiveSentence, SENTENCE_SCAN_MAX_CHARS } from "../text/sentences.ts";
 import { errorFirstLine, scriptOf } from "../text/tool-text.ts";

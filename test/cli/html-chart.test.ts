@@ -30,18 +30,18 @@ function hex(color: string): [number, number, number] {
 	return [(n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
 }
 
-function writeChart(): string {
+async function writeChart(): Promise<string> {
 	const dir = mkdtempSync(join(tmpdir(), "pi-fold-html-"));
 	const out = join(dir, "chart.html");
-	const result = runCli(["report", "--html", out]);
+	const result = await runCli(["report", "--html", out]);
 	expect(result.code, result.stderr).toBe(0);
 	expect(result.stdout).toContain(`Chart written to ${out}`);
 	return out;
 }
 
 describe("pi-fold report --html", () => {
-	it("writes one self-contained file: inline SVG and CSS, no script, no external asset", () => {
-		const html = readFileSync(writeChart(), "utf8");
+	it("writes one self-contained file: inline SVG and CSS, no script, no external asset", async () => {
+		const html = readFileSync(await writeChart(), "utf8");
 		expect(html).toMatch(/^<!doctype html>/);
 		expect(html).toContain("<svg");
 		expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
@@ -51,8 +51,8 @@ describe("pi-fold report --html", () => {
 		expect(html).toContain('class="projected"');
 	});
 
-	it("answers an unwritable path with one line and exit 1", () => {
-		const result = runCli(["report", "--no-replay", "--html", "/no/such/dir/chart.html"]);
+	it("answers an unwritable path with one line and exit 1", async () => {
+		const result = await runCli(["report", "--no-replay", "--html", "/no/such/dir/chart.html"]);
 		expect(result).toMatchObject({ code: 1, stdout: "" });
 		expect(result.stderr).toMatch(
 			/^pi-fold: cannot write \/no\/such\/dir\/chart\.html \(ENOENT\); pass a writable path/,
@@ -61,9 +61,9 @@ describe("pi-fold report --html", () => {
 
 	it.skipIf(!BROWSER && !REQUIRED)(
 		"renders in headless Chromium: the screenshot shows the chart's lines and bars",
-		() => {
+		async () => {
 			if (!BROWSER) throw new Error(`PI_FOLD_REQUIRE_CHROMIUM=1 but none of ${BROWSERS.join(", ")} exists`);
-			const page = writeChart();
+			const page = await writeChart();
 			const png = page.replace(/\.html$/, ".png");
 			const shot = spawnSync(
 				BROWSER,

@@ -24,8 +24,8 @@ let withoutPiFold: string;
 let withPiFold: string;
 let sessionDir: string;
 
-beforeAll(() => {
-	withoutPiFold = runCli(["report", REAL_SESSIONS.beforeCompaction]).stdout;
+beforeAll(async () => {
+	withoutPiFold = (await runCli(["report", REAL_SESSIONS.beforeCompaction])).stdout;
 	const session = loadSessionFile(REAL_SESSIONS.beforeCompaction);
 	const branch = session.manager.getBranch();
 	const host = hostFacts("anthropic/claude-opus-4-5", 0, session.header.cwd);
@@ -38,16 +38,16 @@ beforeAll(() => {
 	mkdirSync(blobs, { recursive: true });
 	writeFileSync(join(blobs, "ab01"), "x".repeat(3000));
 	writeFileSync(join(blobs, "ab02"), "y".repeat(2000));
-	withPiFold = runCli(["report", "--no-replay", path]).stdout;
+	withPiFold = (await runCli(["report", "--no-replay", path])).stdout;
 }, REPLAY_TIMEOUT_MS);
 
 describe("pi-fold report on a session recorded without pi-fold", () => {
-	it("says pi-fold was not used and how the compactions were made", () => {
+	it("says pi-fold was not used and how the compactions were made", async () => {
 		expect(withoutPiFold).toMatch(/pi-fold in this session: not used \(no pi-fold entries\)\n/);
 		expect(withoutPiFold).toMatch(/compactions\s+0 by pi-fold's deterministic compactor, 2 by Pi's summarizer/);
 	});
 
-	it("prices the recorded and the replayed requests under one cache model and names the saving", () => {
+	it("prices the recorded and the replayed requests under one cache model and names the saving", async () => {
 		const section = withoutPiFold.slice(withoutPiFold.indexOf("What pi-fold would have saved"));
 		expect(section).toMatch(/recorded\s+with pi-fold\n/);
 		const cost = /cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
@@ -59,7 +59,7 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThan(Number(peaks?.[1]?.replaceAll(",", "")));
 	});
 
-	it("ends with the sparkline: recorded and pi-fold rows, compactions and commits marked", () => {
+	it("ends with the sparkline: recorded and pi-fold rows, compactions and commits marked", async () => {
 		const chart = withoutPiFold.slice(withoutPiFold.indexOf("Context per request"));
 		expect(chart).toMatch(
 			/^Context per request \(471 requests, 13 with no usage left out; 8 requests per column, tallest shown; full block = the 200,000-token window\):/,
@@ -77,7 +77,7 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 });
 
 describe("pi-fold report on a session recorded with pi-fold", () => {
-	it("counts folds, bytes held out, commits by reason, context edits and the store on disk", () => {
+	it("counts folds, bytes held out, commits by reason, context edits and the store on disk", async () => {
 		expect(withPiFold).toMatch(/pi-fold in this session \(active branch\):\n/);
 		expect(withPiFold).toMatch(/folds\s+\d+, \d+ shown as briefs now\n/);
 		expect(withPiFold).toMatch(/held out\s+\d+(\.\d)? (KB|MB) of source kept out of the window/);
@@ -88,7 +88,7 @@ describe("pi-fold report on a session recorded with pi-fold", () => {
 		expect(withPiFold).toMatch(/\n {12}[ F]*F/);
 	});
 
-	it("writes readable sizes", () => {
+	it("writes readable sizes", async () => {
 		expect([0, 1023, 1024, 5000, 10_240, 1_500_000, 3 * 1024 ** 3].map(readableBytes)).toEqual([
 			"0 B",
 			"1023 B",

@@ -6,8 +6,8 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { normalizeBranch } from "../../src/compaction/normalize.ts";
+import { compileSummary } from "../../src/compaction/summary/compile.ts";
+import { normalizeBranch } from "../../src/compaction/summary/normalize.ts";
 import { deterministicBrief } from "../../src/fold/brief.ts";
 import { analyzeBranch, closedChapters } from "../../src/fold/units.ts";
 import { FILE_KINDS, fileTouchesByKind, spanFacts } from "../../src/session/facts.ts";
