@@ -18,26 +18,11 @@ import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
 import { FoldBranch, threeTurns } from "../fixtures/fold.ts";
+import { foldWorkspace } from "../fixtures/workspace.ts";
 
 /** A workspace over a branch; `apply` folds outcomes into the state the way the runtime does. */
 function workspace(entries: SessionEntry[], store: FoldStore = createMemoryFoldStore()) {
-	let state: FoldState = emptyFoldState();
-	const ws = (): FoldWorkspace => ({
-		branch: entries,
-		view: analyzeBranch(entries),
-		state,
-		lattice: liveLattice(state),
-		store,
-		options: resolveOptions(),
-		cwd: "/work",
-		freshTailStart: entries.length,
-		origin: "agent",
-	});
-	const apply = (outcome: ActionOutcome) => {
-		if (outcome.ok && outcome.change)
-			state = persistChange(state, "p", outcome.change.records, outcome.change.ops).state;
-	};
-	return { ws, apply, state: () => state, store };
+	return foldWorkspace(entries, { store });
 }
 
 describe("fold action", () => {

@@ -25,6 +25,7 @@ import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
 import { blobRelativePath, foldStoreDir, openFileFoldStore } from "../../src/fold/store-file.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { FoldBranch } from "../fixtures/fold.ts";
+import { foldWorkspace } from "../fixtures/workspace.ts";
 
 const PREFIX = "pi-fold-active-context";
 const dirs: string[] = [];
@@ -48,23 +49,7 @@ function twoBatches(): SessionEntry[] {
 }
 
 function workspace(entries: SessionEntry[], store: FoldStore) {
-	let state: FoldState = emptyFoldState();
-	const ws = (): FoldWorkspace => ({
-		branch: entries,
-		view: analyzeBranch(entries),
-		state,
-		lattice: liveLattice(state),
-		store,
-		options: resolveOptions({ foldScheduling: "immediate" }),
-		cwd: "/",
-		freshTailStart: entries.length,
-		origin: "agent",
-	});
-	const apply = (outcome: ActionOutcome) => {
-		if (outcome.ok && outcome.change)
-			state = persistChange(state, PREFIX, outcome.change.records, outcome.change.ops).state;
-	};
-	return { ws, apply, setState: (next: FoldState) => (state = next), state: () => state };
+	return foldWorkspace(entries, { store, options: { foldScheduling: "immediate" }, cwd: "/" });
 }
 
 /** Persisted custom entries as Pi would append them after `entries`. */

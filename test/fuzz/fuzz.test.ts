@@ -11,8 +11,8 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionProjection, type SessionEntry } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeCustomInstructions, encodePreserveRequest } from "../../src/compaction/instructions.ts";
-import { repairToolPairing } from "../../src/compaction/repair.ts";
+import { repairToolPairing } from "../../src/compaction/pi/repair.ts";
+import { decodeCustomInstructions, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import {
 	type ActionOutcome,
 	expandFold,
@@ -40,6 +40,7 @@ import { createMemoryFoldStore } from "../../src/fold/store.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { canonicalJson, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
 import { FoldBranch, persistDrafts } from "../fixtures/fold.ts";
+import { foldWorkspace } from "../fixtures/workspace.ts";
 import { pairingDefects } from "../harness/provider-rules.ts";
 
 /** Cases per property in CI; a large run sets the variable. */
@@ -251,26 +252,11 @@ describe("lattice and state under random operation sequences", () => {
 					fc.array(opArb, { maxLength: 16 }),
 					async (turns, scheduling, ops) => {
 						const entries = session(turns);
-						const store = createMemoryFoldStore();
-						const options = resolveOptions({ foldScheduling: scheduling });
-						let state: FoldState = emptyFoldState();
-						const ws = (): FoldWorkspace => ({
-							branch: entries,
-							view: analyzeBranch(entries),
-							state,
-							lattice: liveLattice(state),
-							store,
-							options,
-							cwd: "/",
-							freshTailStart: entries.length,
-							origin: "agent",
-						});
-						const apply = (outcome: ActionOutcome) => {
-							if (outcome.ok && outcome.change)
-								state = persistChange(state, PREFIX, outcome.change.records, outcome.change.ops).state;
-						};
+						const fold = foldWorkspace(entries, { options: { foldScheduling: scheduling }, cwd: "/" });
+						const { ws, apply, state: current } = fold;
 						const idAt = (n: number) => entries[n % entries.length]?.id ?? "";
 						const foldAt = (n: number) => {
+							const state = current();
 							const ids = [...liveLattice(state).folds.keys(), ...state.data.marks.map((m) => m.record.id)];
 							return ids.length === 0 ? "f-000000000000" : (ids[n % ids.length] ?? "");
 						};
@@ -288,10 +274,11 @@ describe("lattice and state under random operation sequences", () => {
 								apply(protectEntries(w, [idAt(op.entry)], op.op === "protect"));
 						}
 						const view = analyzeBranch(entries);
-						const lattice = liveLattice(state);
+						const lattice = liveLattice(current());
 						expect(checkLattice(lattice, view, { verifySources: true })).toEqual([]);
 						// The window Pi would build accepts every edit (persistDrafts runs Pi's own checks).
-						const plan = planWindow(entries, { lattice, expanded: new Set(state.data.expanded), brandNoun: "ac" });
+						const expanded = new Set(current().data.expanded);
+						const plan = planWindow(entries, { lattice, expanded, brandNoun: "ac" });
 						const persisted = persistDrafts(entries, editDrafts(entries, plan));
 						buildSessionProjection(persisted, persisted.at(-1)?.id);
 						// Every fold is one exact peek away.
