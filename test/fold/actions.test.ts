@@ -1,7 +1,6 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import {
-	type ActionOutcome,
 	expandFold,
 	type FoldWorkspace,
 	foldSpan,
@@ -13,7 +12,7 @@ import {
 	unmarkFold,
 } from "../../src/fold/actions.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
-import { emptyFoldState, type FoldState, liveLattice, persistChange } from "../../src/fold/state.ts";
+import { emptyFoldState, liveLattice } from "../../src/fold/state.ts";
 import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";

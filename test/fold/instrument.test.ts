@@ -68,3 +68,45 @@ describe("append-only instrument", () => {
 		expect(state).toMatchObject({ cacheMissesProviderSide: 1, cacheMissesAfterRewrite: 1 });
 	});
 });
+
+describe("loadout: system prompt and tool set", () => {
+	const sys = (content: string, tools: string[]) => ({
+		role: "system" as const,
+		content,
+		toolsAdded: tools.map((name) => ({ name, description: name, parameters: {} })),
+		timestamp: 0,
+	});
+	const user = { role: "user", content: "hi", timestamp: 1 };
+
+	it("a changed system prompt or tool set is a rewrite, 'host' when Pi's own loadout changed, else unattributed", async () => {
+		const { emptyInstrument, hostLoadout, observeLoadout, observeRequest, requestLoadout } = await import(
+			"../../src/fold/instrument.ts"
+		);
+		let state = emptyInstrument();
+		const step = (messages: unknown[], hostPrompt: string, hostTools: string[]) => {
+			state = observeRequest(
+				state,
+				messages.filter((m) => (m as { role: string }).role !== "system"),
+			).state;
+			const result = observeLoadout(state, requestLoadout(messages), hostLoadout(hostPrompt, hostTools));
+			state = result.state;
+			return result.event;
+		};
+		expect(step([sys("p1", ["read"]), user], "p1", ["read"])).toBeUndefined();
+		expect(step([sys("p1", ["read"]), user, user], "p1", ["read"])).toBeUndefined();
+		expect(state.appends).toBe(1);
+		// Pi's prompt changed: attributed to the host.
+		const prompt = step([sys("p2", ["read"]), user, user], "p2", ["read"]);
+		expect(prompt).toMatchObject({ causes: ["host"], loadout: { prompt: true, tools: false } });
+		// A tool added by a later system message changes the tool set; Pi's active tools changed too.
+		const tools = step([sys("p2", ["read"]), user, user, sys("", ["grep"])], "p2", ["read", "grep"]);
+		expect(tools).toMatchObject({ causes: ["host"], loadout: { prompt: false, tools: true } });
+		// The request's prompt changed but Pi's did not: something rewrote it behind Pi's back.
+		const stray = step([sys("p3", ["read"]), user, user, sys("", ["grep"])], "p2", ["read", "grep"]);
+		expect(stray).toMatchObject({ causes: [], loadout: { prompt: true, tools: false } });
+		expect(state.loadout).toMatchObject({ promptChanges: 2, toolChanges: 1, unattributed: 1, observed: 5 });
+		expect(state.rewrites).toBe(3);
+		expect(state.unattributed).toBe(1);
+		expect(state.identical + state.appends + state.rewrites).toBe(state.requests - 1);
+	});
+});

@@ -9,21 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ActionOutcome, expandFold, type FoldWorkspace, foldSpan, peekFold } from "../../src/fold/actions.ts";
+import { expandFold, foldSpan, peekFold } from "../../src/fold/actions.ts";
 import { BRIEF_MAX_CHARS } from "../../src/fold/brief.ts";
-import { resolveOptions } from "../../src/fold/options.ts";
 import { type FoldRecord, foldIdDigest } from "../../src/fold/records.ts";
-import {
-	emptyFoldState,
-	type FoldState,
-	liveLattice,
-	persistChange,
-	rebuildState,
-	stateEntryTypes,
-} from "../../src/fold/state.ts";
+import { rebuildState, stateEntryTypes } from "../../src/fold/state.ts";
 import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
 import { blobRelativePath, foldStoreDir, openFileFoldStore } from "../../src/fold/store-file.ts";
-import { analyzeBranch } from "../../src/fold/units.ts";
 import { FoldBranch } from "../fixtures/fold.ts";
 import { foldWorkspace } from "../fixtures/workspace.ts";
 

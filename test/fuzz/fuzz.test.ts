@@ -14,9 +14,7 @@ import { describe, expect, it } from "vitest";
 import { repairToolPairing } from "../../src/compaction/pi/repair.ts";
 import { decodeCustomInstructions, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import {
-	type ActionOutcome,
 	expandFold,
-	type FoldWorkspace,
 	foldSpan,
 	peekFold,
 	protectEntries,
@@ -27,16 +25,7 @@ import {
 } from "../../src/fold/actions.ts";
 import { checkLattice } from "../../src/fold/lattice-view.ts";
 import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
-import { resolveOptions } from "../../src/fold/options.ts";
-import {
-	emptyFoldState,
-	type FoldState,
-	liveLattice,
-	persistChange,
-	rebuildState,
-	stateEntryTypes,
-} from "../../src/fold/state.ts";
-import { createMemoryFoldStore } from "../../src/fold/store.ts";
+import { liveLattice, rebuildState, stateEntryTypes } from "../../src/fold/state.ts";
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { canonicalJson, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
 import { FoldBranch, persistDrafts } from "../fixtures/fold.ts";
