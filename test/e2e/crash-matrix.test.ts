@@ -1,7 +1,8 @@
 /**
  * Crash points by construction. A real Pi 1.6.0 session (SDK, faux model)
- * runs staged work in a small window, so the runtime commits several times;
- * then the session file is cut at every line, and in the middle of every
+ * runs staged work in a small window, so the runtime commits several times,
+ * then compacts with the deterministic compactor and works on; then the
+ * session file is cut at every line, and in the middle of every
  * line (a kill mid-write), and each cut is opened with Pi's own session
  * manager as a resume would. After every cut: no dangling fold, every fold
  * record belongs to a commit that landed whole (never a mix of a commit's
@@ -51,11 +52,17 @@ async function committedSession(): Promise<string[]> {
 		tools: ["repo_stage", "active_context"],
 		contextWindow: 40_000,
 		persist: true,
+		// Manual compaction only, keeping a short raw tail so there is something to summarize.
+		settings: { compaction: { enabled: false, reserveTokens: 4_096, keepRecentTokens: 2_000 } },
 	});
 	cleanups.push(() => harness.dispose());
 	for (let k = 1; k <= STAGES; k++) harness.enqueue(callTools([toolCall("repo_stage", { stage: k }, `st-${k}`)]));
 	harness.enqueue(reply("done"));
 	await harness.run("Run the stages.");
+	// A deterministic compaction after the folds, so the cuts cross a compaction line too; then one more turn.
+	await harness.session.compact();
+	harness.enqueue(callTools([toolCall("repo_stage", { stage: STAGES + 1 }, `st-${STAGES + 1}`)]), reply("after"));
+	await harness.run("One more stage.");
 	const file = harness.session.sessionManager.getSessionFile();
 	if (!file) throw new Error("session not persisted");
 	return readFileSync(file, "utf8").split("\n").filter(Boolean);
@@ -85,6 +92,7 @@ describe("crash matrix", () => {
 		const lines = await committedSession();
 		const commits = lines.filter((line) => line.includes(`"${stateEntryTypes(PREFIX).commit}"`));
 		expect(commits.length).toBeGreaterThan(1);
+		expect(lines.filter((line) => line.includes('"type":"compaction"'))).toHaveLength(1);
 		const dir = mkdtempSync(join(tmpdir(), "pi-fold-crash-"));
 		cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
 		let cuts = 0;
