@@ -5,6 +5,12 @@
  * runtime's projection), then the fold runtime, its tool, its commands and
  * its footer status. Options also come from the `piFold` key of Pi's
  * settings files (`src/fold/settings-file.ts`); options passed in code win.
+ *
+ * A bad option passed in code fails the whole load with one message naming
+ * the option and its allowed values, thrown before anything is registered:
+ * Pi reports the extension as failed and never sees half a package (no
+ * compactor without the fold runtime, nor the reverse). A bad value in a
+ * settings file never throws: it is reported and the value below it is used.
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";

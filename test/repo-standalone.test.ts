@@ -35,7 +35,7 @@ const PARENT_CHAIN = /(?<![\w.])(?:\.\.\/)+/g;
 /** References that look like escapes but are data the code never reads as a path. */
 const ALLOWED: readonly { file: string; text: string; why: string }[] = [
 	{
-		file: "test/compaction/render.test.ts",
+		file: "test/compaction/summary/render.test.ts",
 		text: "`/work/project/${",
 		why: "synthetic tool-call arguments in generated entries",
 	},

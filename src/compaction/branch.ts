@@ -6,7 +6,7 @@
  * compiled, so sibling branches never contaminate one another. No summary is
  * made when the user did not ask for one or the path is empty. Replacement
  * instructions (`replaceInstructions: true`) name a summarizer prompt a
- * deterministic projection cannot run, so Fabric defers to Pi. Tree
+ * deterministic projection cannot run, so the compactor defers to Pi. Tree
  * instructions go through the same decoder as compaction on the "tree"
  * surface: `__pi_vcc__` is ordinary text there, and a malformed typed request
  * cancels the navigation (fail closed).
@@ -20,19 +20,22 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { utf8ByteLength } from "../text/utf8.ts";
+import { runQa, splitSections } from "./qa/qa.ts";
 import {
 	type BranchFactDraft,
 	type BranchSummaryDetailsV2,
 	buildBranchSummaryDetails,
+	MAX_BRANCH_ENVELOPE_BYTES,
 	parseBranchSummaryDetails,
-} from "./branch-details.ts";
-import { type CompileSummaryResult, compileSummary } from "./compile.ts";
-import type { NormalizedEvent } from "./events.ts";
-import { FABRIC_EXEC_TOOL_NAME } from "./fabric-trace.ts";
-import { decodeCustomInstructions, type InstructionErrorCode } from "./instructions.ts";
-import { runQa, splitSections } from "./qa.ts";
-import { isPlainRecord } from "./record-guards.ts";
-import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./request-render.ts";
+} from "./records/branch-details.ts";
+import { FABRIC_EXEC_TOOL_NAME } from "./records/fabric-trace.ts";
+import { decodeCustomInstructions, type InstructionErrorCode } from "./records/instructions.ts";
+import { isPlainRecord } from "./records/record-guards.ts";
+import { sourceHashesOf } from "./records/source-hashes.ts";
+import { type CompileSummaryResult, compileSummary } from "./summary/compile.ts";
+import type { NormalizedEvent } from "./summary/events.ts";
+import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./summary/request-render.ts";
 
 /** Pi's built-in tools and the Fabric ref of the same operation. */
 export const PI_TOOL_REFS: Readonly<Record<string, string>> = {
@@ -167,8 +170,18 @@ export function branchFacts(entries: readonly SessionEntry[], events: readonly N
 	return facts;
 }
 
+/**
+ * The envelope plus the source hashes of the summarized entries, so an
+ * abandoned branch's entries stay recallable (checked) from the branch that
+ * holds the summary. Left out when it would push the envelope past its bound.
+ */
+function withSourceHashes(details: BranchSummaryDetailsV2, entries: readonly SessionEntry[]): BranchSummaryDetailsV2 {
+	const hashed = { ...details, sourceHashes: sourceHashesOf(entries) };
+	return utf8ByteLength(JSON.stringify(hashed)) <= MAX_BRANCH_ENVELOPE_BYTES ? hashed : details;
+}
+
 /** Compute the deterministic branch summary; see the module comment. */
-export function buildFabricBranchSummary(
+export function buildDeterministicBranchSummary(
 	preparation: BranchSummaryPreparation,
 	recallTool?: string,
 ): BranchSummaryOutcome {
@@ -193,7 +206,7 @@ export function buildFabricBranchSummary(
 		return {
 			kind: "none",
 			why: "qa-failed",
-			message: `Fabric branch summary skipped: it failed reconstruction QA (${qa.passed} of ${qa.total} probes passed; failed: ${failed.slice(0, 4).join(", ")}); Pi summarizes this branch instead.`,
+			message: `Deterministic branch summary skipped: it failed reconstruction QA (${qa.passed} of ${qa.total} probes passed; failed: ${failed.slice(0, 4).join(", ")}); Pi summarizes this branch instead.`,
 		};
 	}
 	const policy = compactionInstructionPolicy(decoded, rendered);
@@ -208,5 +221,5 @@ export function buildFabricBranchSummary(
 		sections: [...splitSections(compiled.text).keys()],
 		request: { text: rendered.text, sourceBytes: decoded.sourceBytes, truncated: policy.truncated },
 	});
-	return { kind: "summary", summary: compiled.text, details, compiled };
+	return { kind: "summary", summary: compiled.text, details: withSourceHashes(details, entries), compiled };
 }

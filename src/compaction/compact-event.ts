@@ -1,5 +1,5 @@
 /**
- * One Fabric compaction, as a pure function of what `session_before_compact`
+ * One deterministic compaction, as a pure function of what `session_before_compact`
  * supplies: the active branch, Pi's preparation numbers, the model window and
  * the raw custom instructions.
  *
@@ -10,8 +10,8 @@
  * it (qa.ts), check that the rendered summary fits the plan's target, and
  * build details v2. A summary QA scores below 1 is never persisted: a summary
  * that lost its footer, broke a block ceiling or dropped a file or failure
- * address without an omission range would mislead the model, so Fabric
- * cancels instead ("qa-failed"). Any reason Fabric cannot produce a summary is
+ * address without an omission range would mislead the model, so the compactor
+ * cancels instead ("qa-failed"). Any reason the compactor cannot produce a summary is
  * a typed cancellation with a bounded message; the hook decides whether to
  * show it. Identical input gives an identical result: no clock, no
  * randomness, no host state.
@@ -20,26 +20,27 @@
 import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection, estimateTokens } from "@earendil-works/pi-coding-agent";
 import { clipText } from "../text/utf8.ts";
-import { budgetDetails, type CompactionReason, fitsAfterSummary, type LiveCutPlan, planLiveCut } from "./budget.ts";
-import { type CompileSummaryResult, compileSummary } from "./compile.ts";
+import { budgetDetails, type CompactionReason, fitsAfterSummary, type LiveCutPlan, planLiveCut } from "./cut/budget.ts";
+import { type QaReport, runQa, splitSections } from "./qa/qa.ts";
 import {
-	buildFabricDetails,
-	countPriorFabricMarkers,
+	buildCompactionDetails,
+	type CompactionDetailsInput,
+	countPriorCompactorMarkers,
 	type EntryRange,
 	type FabricCompactionDetailsV2,
-	type FabricDetailsInput,
-} from "./details.ts";
-import { decodeCustomInstructions, type InstructionErrorCode } from "./instructions.ts";
-import { type QaReport, runQa, splitSections } from "./qa.ts";
-import type { OmittedCounts } from "./render.ts";
-import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./request-render.ts";
+} from "./records/details.ts";
+import { decodeCustomInstructions, type InstructionErrorCode } from "./records/instructions.ts";
+import { sourceHashesOf } from "./records/source-hashes.ts";
+import { type CompileSummaryResult, compileSummary } from "./summary/compile.ts";
+import type { OmittedCounts } from "./summary/render.ts";
+import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./summary/request-render.ts";
 
 /** Upper bound of a cancellation message shown to the user. */
 export const MAX_CANCEL_MESSAGE_BYTES = 512;
 /** Details timestamp when no summarized entry carries one (Pi always writes one). */
 export const UNKNOWN_SOURCE_TIMESTAMP = "unknown";
 
-export interface FabricCompactionInput {
+export interface CompactionInput {
 	/** `event.branchEntries`: the active branch, root first. */
 	branchEntries: readonly SessionEntry[];
 	/** `event.preparation.tokensBefore`. */
@@ -59,6 +60,8 @@ export interface FabricCompactionInput {
 	estimate?: (entry: SessionEntry) => number;
 	/** Tool the summary names for exact recall. */
 	recallTool?: string;
+	/** The branch's carry-forward list, restated under `[Carry Forward]`. */
+	carryForward?: readonly string[];
 }
 
 export type CancelCode =
@@ -74,7 +77,7 @@ export const MAX_CANCEL_PROBES_NAMED = 4;
 /** Bytes of an unexpected error's own text kept in an "internal-error" cancellation. */
 export const MAX_ERROR_TEXT_BYTES = 200;
 
-export type FabricCompactionOutcome =
+export type CompactionOutcome =
 	| {
 			kind: "compaction";
 			result: CompactionResult<FabricCompactionDetailsV2> & { details: FabricCompactionDetailsV2 };
@@ -90,7 +93,7 @@ export type FabricCompactionOutcome =
 			instructionError?: InstructionErrorCode;
 			message: string;
 	  }
-	/** The exact `__pi_vcc__` sentinel: Fabric takes no part. */
+	/** The exact `__pi_vcc__` sentinel: the compactor takes no part. */
 	| { kind: "defer"; why: "pi-vcc-sentinel" };
 
 /**
@@ -110,7 +113,7 @@ export function projectionEstimator(entries: readonly SessionEntry[]): (entry: S
 	return (entry) => tokens.get(entry.id) ?? 0;
 }
 
-function cancel(code: CancelCode, text: string, instructionError?: InstructionErrorCode): FabricCompactionOutcome {
+function cancel(code: CancelCode, text: string, instructionError?: InstructionErrorCode): CompactionOutcome {
 	return {
 		kind: "cancel",
 		code,
@@ -119,36 +122,36 @@ function cancel(code: CancelCode, text: string, instructionError?: InstructionEr
 	};
 }
 
-/** Bounded notice for an unexpected exception while Fabric computed `subject` (e.g. "compaction"). */
+/** Bounded notice for an unexpected exception while the compactor computed `subject` (e.g. "compaction"). */
 export function internalErrorMessage(subject: string, error: unknown): string {
 	const name = error instanceof Error ? error.name : typeof error;
 	const detail = error instanceof Error ? error.message : String(error);
 	const text = clipText(`${name}: ${detail}`.replace(/\s+/g, " "), MAX_ERROR_TEXT_BYTES).text;
-	return clipText(`Fabric ${subject} cancelled: internal error (${text}).`, MAX_CANCEL_MESSAGE_BYTES).text;
+	return clipText(`Deterministic ${subject} cancelled: internal error (${text}).`, MAX_CANCEL_MESSAGE_BYTES).text;
 }
 
 /**
  * The cancellation for an unexpected exception while computing a compaction:
  * the hook turns it into a bounded warning instead of an extension error.
  */
-export function internalErrorCancel(error: unknown): FabricCompactionOutcome {
+export function internalErrorCancel(error: unknown): CompactionOutcome {
 	return cancel("internal-error", internalErrorMessage("compaction", error));
 }
 
 /** The "qa-failed" cancellation for a QA report below 1, naming the first failed probes; undefined at score 1. */
-export function qaCancellation(qa: QaReport): FabricCompactionOutcome | undefined {
+export function qaCancellation(qa: QaReport): CompactionOutcome | undefined {
 	if (qa.score >= 1) return undefined;
 	const failed = qa.probes.filter((probe) => !probe.passed).map((probe) => probe.id);
 	const named = failed.slice(0, MAX_CANCEL_PROBES_NAMED).join(", ");
 	const more = failed.length > MAX_CANCEL_PROBES_NAMED ? `, +${failed.length - MAX_CANCEL_PROBES_NAMED} more` : "";
 	return cancel(
 		"qa-failed",
-		`Fabric compaction cancelled: the summary failed reconstruction QA (${qa.passed} of ${qa.total} probes passed; failed: ${named}${more}).`,
+		`Deterministic compaction cancelled: the summary failed reconstruction QA (${qa.passed} of ${qa.total} probes passed; failed: ${named}${more}).`,
 	);
 }
 
 /** Details-schema omission counts from the renderer's per-projection counts. */
-export function detailsOmittedCounts(counts: OmittedCounts): FabricDetailsInput["omittedCounts"] {
+export function detailsOmittedCounts(counts: OmittedCounts): CompactionDetailsInput["omittedCounts"] {
 	return {
 		goal: counts.goal,
 		files: counts.filesCreated + counts.filesWritten + counts.filesModified + counts.filesRead,
@@ -178,8 +181,8 @@ export function keptNote(plan: LiveCutPlan, entries: readonly SessionEntry[]): s
 	return `Kept raw after this summary: nothing (compact-all): no safe cut keeps a tail within the ~${plan.rawTailTokenBudget}-token raw budget.`;
 }
 
-/** Compute the Fabric compaction for one event; see the module comment. */
-export function buildFabricCompaction(input: FabricCompactionInput): FabricCompactionOutcome {
+/** Compute the deterministic compaction for one event; see the module comment. */
+export function buildDeterministicCompaction(input: CompactionInput): CompactionOutcome {
 	const decoded = decodeCustomInstructions(input.customInstructions, "compaction");
 	if (decoded.ok && decoded.mode === "pi-vcc") return { kind: "defer", why: "pi-vcc-sentinel" };
 	if (!decoded.ok) return cancel("instruction-rejected", decoded.error.message, decoded.error.code);
@@ -198,7 +201,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 	if (plan.liveCutEntries === 0) {
 		return cancel(
 			"nothing-to-compact",
-			"Fabric compaction cancelled: nothing to compact (no entry of the live window lies before a safe cut).",
+			"Deterministic compaction cancelled: nothing to compact (no entry of the live window lies before a safe cut).",
 		);
 	}
 
@@ -208,6 +211,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		keptEntries: entries.slice(plan.keptIndex),
 		...(rendered.text !== "" ? { requestBlock: rendered.text } : {}),
 		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
+		...(input.carryForward !== undefined && input.carryForward.length > 0 ? { carryForward: input.carryForward } : {}),
 		keptNote: keptNote(plan, entries),
 	});
 	const cumulativeSourceRange = compiled.sourceRange
@@ -215,7 +219,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		: undefined;
 	const liveCutRange = idRange(entries, plan.window.start, plan.keptIndex);
 	if (compiled.sourceEntryCount === 0 || !cumulativeSourceRange || !liveCutRange) {
-		return cancel("no-raw-source", "Fabric compaction cancelled: the branch has no raw source before the cut.");
+		return cancel("no-raw-source", "Deterministic compaction cancelled: the branch has no raw source before the cut.");
 	}
 	const qa = runQa(compiled.text, compiled.qa);
 	const rejected = qaCancellation(qa);
@@ -228,11 +232,11 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 				: ` (${compiled.bytes} bytes)`;
 		return cancel(
 			"summary-does-not-fit",
-			`Fabric compaction cancelled: the summary would not fit the context target${projection}.`,
+			`Deterministic compaction cancelled: the summary would not fit the context target${projection}.`,
 		);
 	}
 
-	const details = buildFabricDetails({
+	const details = buildCompactionDetails({
 		sections: [...splitSections(compiled.text).keys()],
 		cumulativeSourceRange,
 		liveCutRange,
@@ -241,7 +245,7 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 			cumulativeSourceEntries: compiled.sourceEntryCount,
 			sourceEvents: compiled.eventCount,
 			liveCutEntries: plan.liveCutEntries,
-			...countPriorFabricMarkers(entries),
+			...countPriorCompactorMarkers(entries),
 		},
 		omittedCounts: detailsOmittedCounts(compiled.omittedCounts),
 		erasedThinkingBlocks: compiled.erasedThinkingCount,
@@ -249,6 +253,10 @@ export function buildFabricCompaction(input: FabricCompactionInput): FabricCompa
 		firstKeptEntryId: plan.firstKeptEntryId,
 		timestamp: compiled.sourceTimestamp || UNKNOWN_SOURCE_TIMESTAMP,
 		...(plan.budget ? { budget: budgetDetails(plan.budget, compiled.bytes, compiled.text.length) } : {}),
+		...(input.carryForward !== undefined && input.carryForward.length > 0
+			? { carry: { count: input.carryForward.length, renderedOmittedBytes: compiled.carryForwardOmittedBytes } }
+			: {}),
+		sourceHashes: sourceHashesOf(entries.slice(plan.window.start, plan.keptIndex)),
 	});
 	return {
 		kind: "compaction",

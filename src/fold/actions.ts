@@ -10,7 +10,8 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
+import { recallReport } from "../compaction/records/recall-report.ts";
+import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
 import { briefFacts, labelRanges, truncateText } from "./brief.ts";
 import type { RewriteCause } from "./instrument.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "./lattice.ts";
@@ -45,6 +46,8 @@ export interface FoldWorkspace {
 	/** Branch index where the fresh tail starts; nothing at or after it folds. */
 	freshTailStart: number;
 	origin: FoldOrigin;
+	/** Any entry of the session file by id (earlier branches too), for recalling compacted source; default: the branch. */
+	sessionEntry?: (id: string) => SessionEntry | undefined;
 }
 
 /** What an action wants persisted. */
@@ -238,7 +241,9 @@ function sourceMismatch(ws: FoldWorkspace, record: FoldRecord, bytes: Uint8Array
 			}
 		});
 	if (ids.length !== expected.length || ids.some((id, i) => id !== expected[i]))
-		return problem(`holds entries ${ids.slice(0, 3).join(", ")}… where the record names ${expected.slice(0, 3).join(", ")}…`);
+		return problem(
+			`holds entries ${ids.slice(0, 3).join(", ")}… where the record names ${expected.slice(0, 3).join(", ")}…`,
+		);
 	return undefined;
 }
 
@@ -253,25 +258,13 @@ function findRecord(ws: FoldWorkspace, id: string): FoldRecord | ActionOutcome {
 	return ws.lattice.folds.get(id) ?? fromRefusal(unknownFold(id));
 }
 
-/** An entry address as summaries write it: `@<entry-id>`, `<entry-id>/<n>`, `…/phase:<n>`, `…/call:<tool call id>`. */
-const ENTRY_ADDRESS = /^@?([^/@]+)(?:\/(?:\d+|phase:\d+|call:[^/]+))?$/;
-
 /**
  * Exact source of one fold at any depth, or of one session entry (compaction
  * summaries address entries, and a single entry inside a fold is a narrow
  * read), optionally a byte slice. Changes nothing.
  */
 export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, bytes?: number): Promise<ActionOutcome> {
-	if (!ws.lattice.folds.has(id)) {
-		const entryId = ENTRY_ADDRESS.exec(id)?.[1];
-		const index = entryId === undefined ? undefined : ws.view.indexById.get(entryId);
-		const entry = index === undefined ? undefined : ws.branch[index];
-		if (entry) return peekEntry(ws, entry, id, offset, bytes);
-		return failed(
-			"unknown-id",
-			`"${id}" is neither a fold id nor a session entry id on this branch. List fold ids with {"action":"status","detail":"tree"}; summaries write entry ids as @<entry-id>.`,
-		);
-	}
+	if (!ws.lattice.folds.has(id)) return peekEntry(ws, id, offset, bytes);
 	const record = findRecord(ws, id);
 	if ("ok" in record) return record;
 	const slice = await readSource(ws, record, offset ?? 0, bytes ?? PEEK_MAX_BYTES);
@@ -306,25 +299,17 @@ function childList(ws: FoldWorkspace, children: readonly string[]): string {
 	return rest > 0 ? `${listed.join(", ")} and ${rest} more` : listed.join(", ");
 }
 
-function peekEntry(
-	ws: FoldWorkspace,
-	entry: SessionEntry,
-	id: string,
-	offset = 0,
-	bytes = PEEK_MAX_BYTES,
-): ActionOutcome {
-	const source = canonicalBytes(entry);
-	const slice = sliceBytes(sha256Hex(source), source, offset, bytes);
-	const next =
-		slice.nextOffset === undefined
-			? "This is the end of the entry."
-			: `More follows: ${ws.options.toolName} ${JSON.stringify({ action: "peek", id, offset: slice.nextOffset })}`;
-	const header = [
-		`Session entry ${entry.id} (${entry.type}), read from the session log; canonical JSON sha256 ${slice.hash}.`,
-		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}. ${next}`,
-		"The window is unchanged.",
-	];
-	return { ok: true, text: `${header.join("\n")}\n\n${slice.text}` };
+/** Peek of an entry or operation address; the checks and wording live in src/compaction/records/recall-report.ts. */
+function peekEntry(ws: FoldWorkspace, id: string, offset = 0, bytes = PEEK_MAX_BYTES): ActionOutcome {
+	const report = recallReport({
+		address: id,
+		branch: ws.branch,
+		entryById: (entryId) => ws.sessionEntry?.(entryId),
+		toolName: ws.options.toolName,
+		offset,
+		bytes,
+	});
+	return report.ok ? { ok: true, text: report.text } : failed(report.code, report.text);
 }
 
 /** Restore a collapsed fold's source in place (one level: child folds stay collapsed). */

@@ -51,6 +51,8 @@ export interface CommitContext {
 	freshTailStart: number;
 	toolName: string;
 	cwd: string;
+	/** Briefs prepared before this commit (model summaries), asked once per new record; undefined: deterministic. */
+	briefSource?: FoldOptions["briefSource"];
 }
 
 /** Plan every selected candidate of a commit decision against one evolving lattice. */
@@ -71,6 +73,7 @@ export function planCommit(decision: CommitDecision, context: CommitContext): Pl
 			guards: { protectedEntryIds: context.protectedIds, freshTailStart: context.freshTailStart },
 			toolName: context.toolName,
 			cwd: context.cwd,
+			...(context.briefSource ? { briefSource: context.briefSource } : {}),
 		};
 		const created = createCandidate(lattice, context.view, candidate, options);
 		if (candidate.mark) settledMarks.push(candidate.mark.record.id);

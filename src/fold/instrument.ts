@@ -9,6 +9,17 @@
  * reboundary, a compaction or a `/tree` navigation). A rewrite without one is unattributed: a bug.
  * Provider-reported cache reads are tracked separately, so a miss on a
  * projection nobody rewrote is visible as provider-side.
+ *
+ * The loadout. The `context` event carries no system messages, so the
+ * message comparison cannot see the system prompt or the declared tools,
+ * which sit in front of every message and move the cached prefix just the
+ * same. `observeLoadout` compares them per request (from
+ * `context_with_system`, which sees the request's system messages): the
+ * leading system message's prompt, and the effective tool set after every
+ * system message's additions and removals. A change is a loadout rewrite;
+ * its cause is "host" when Pi's own loadout (its system prompt and active
+ * tool names) changed too, since pi-fold never changes either, and it is
+ * unattributed otherwise (something rewrote the request behind Pi's back).
  */
 
 import { canonicalJson, sha256Hex } from "../session/canonical.ts";
@@ -18,7 +29,15 @@ import { canonicalJson, sha256Hex } from "../session/canonical.ts";
  * `/tree` move: the human switched branches, so the next request shows the
  * other branch's window.
  */
-export type RewriteCause = "commit" | "expand" | "refold" | "rebrief" | "reboundary" | "compaction" | "navigation";
+export type RewriteCause =
+	| "commit"
+	| "expand"
+	| "refold"
+	| "rebrief"
+	| "reboundary"
+	| "compaction"
+	| "navigation"
+	| "host";
 export type RequestKind = "initial" | "identical" | "append" | "rewrite";
 
 /** Hex digits kept of each message digest. */
@@ -34,6 +53,26 @@ export interface RewriteEvent {
 	previousLength: number;
 	length: number;
 	causes: RewriteCause[];
+	/** Present on a loadout rewrite: which of the system prompt and tool set changed. */
+	loadout?: { prompt: boolean; tools: boolean };
+}
+
+/** Digests of what sits before the messages: the system prompt and the tool set. */
+export interface LoadoutDigests {
+	prompt: string;
+	tools: string;
+}
+
+export interface LoadoutCounts {
+	/** Requests whose loadout was observed. */
+	observed: number;
+	promptChanges: number;
+	toolChanges: number;
+	/** Loadout changes with no host change behind them. */
+	unattributed: number;
+	/** What the last request sent, and Pi's own loadout then. */
+	lastSent: LoadoutDigests | undefined;
+	lastHost: LoadoutDigests | undefined;
 }
 
 export interface InstrumentState {
@@ -50,6 +89,7 @@ export interface InstrumentState {
 	lastPromptTokens: number | undefined;
 	cacheMissesProviderSide: number;
 	cacheMissesAfterRewrite: number;
+	loadout: LoadoutCounts;
 }
 
 export function emptyInstrument(): InstrumentState {
@@ -66,6 +106,14 @@ export function emptyInstrument(): InstrumentState {
 		lastPromptTokens: undefined,
 		cacheMissesProviderSide: 0,
 		cacheMissesAfterRewrite: 0,
+		loadout: {
+			observed: 0,
+			promptChanges: 0,
+			toolChanges: 0,
+			unattributed: 0,
+			lastSent: undefined,
+			lastHost: undefined,
+		},
 	};
 }
 
@@ -165,4 +213,96 @@ export function observeUsage(state: InstrumentState, promptTokens: number, cache
 		}
 	}
 	return next;
+}
+
+interface SystemLike {
+	role: "system";
+	content?: unknown;
+	sections?: unknown;
+	toolsAdded?: readonly { name: string }[];
+	toolsRemoved?: readonly { name: string }[];
+}
+
+const isSystem = (message: unknown): message is SystemLike =>
+	typeof message === "object" && message !== null && (message as { role?: unknown }).role === "system";
+
+/**
+ * Digests of a request's loadout: the leading system message's prompt
+ * (content and sections), and the tool set every system message declares,
+ * in order, additions replacing a same-named definition and removals
+ * dropping it. Later prompt sections are instructions appended in the
+ * transcript, which the message comparison treats as appends.
+ */
+export function requestLoadout(messages: readonly unknown[]): LoadoutDigests {
+	const first = messages[0];
+	const lead = isSystem(first) ? { content: first.content ?? "", sections: first.sections ?? null } : null;
+	const tools = new Map<string, unknown>();
+	for (const message of messages) {
+		if (!isSystem(message)) continue;
+		for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+		for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+	}
+	const sorted = [...tools.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, tool]) => tool);
+	return {
+		prompt: sha256Hex(canonicalJson(lead)).slice(0, MESSAGE_DIGEST_LENGTH),
+		tools: sha256Hex(canonicalJson(sorted)).slice(0, MESSAGE_DIGEST_LENGTH),
+	};
+}
+
+/** Digests of Pi's own loadout: its system prompt text and its active tool names. */
+export function hostLoadout(systemPrompt: string, activeTools: readonly string[]): LoadoutDigests {
+	return {
+		prompt: sha256Hex(systemPrompt).slice(0, MESSAGE_DIGEST_LENGTH),
+		tools: sha256Hex(canonicalJson([...activeTools].sort())).slice(0, MESSAGE_DIGEST_LENGTH),
+	};
+}
+
+/**
+ * Record one request's loadout, after `observeRequest` recorded its
+ * messages. A change is counted as a rewrite of this request (unless its
+ * messages already made it one), with cause "host" when Pi's own loadout
+ * changed too.
+ */
+export function observeLoadout(
+	state: InstrumentState,
+	sent: LoadoutDigests,
+	host: LoadoutDigests,
+): { state: InstrumentState; event?: RewriteEvent } {
+	const previous = state.loadout;
+	const loadout: LoadoutCounts = { ...previous, observed: previous.observed + 1, lastSent: sent, lastHost: host };
+	if (!previous.lastSent) return { state: { ...state, loadout } };
+	const prompt = previous.lastSent.prompt !== sent.prompt;
+	const tools = previous.lastSent.tools !== sent.tools;
+	if (!prompt && !tools) return { state: { ...state, loadout } };
+	const hostChanged =
+		previous.lastHost !== undefined &&
+		((prompt && previous.lastHost.prompt !== host.prompt) || (tools && previous.lastHost.tools !== host.tools));
+	const causes: RewriteCause[] = hostChanged ? ["host"] : [];
+	const event: RewriteEvent = {
+		request: state.requests,
+		firstDivergentIndex: 0,
+		previousLength: state.digests.length,
+		length: state.digests.length,
+		causes,
+		loadout: { prompt, tools },
+	};
+	const counted = {
+		...loadout,
+		promptChanges: previous.promptChanges + (prompt ? 1 : 0),
+		toolChanges: previous.toolChanges + (tools ? 1 : 0),
+		unattributed: previous.unattributed + (hostChanged ? 0 : 1),
+	};
+	// A request the messages already made a rewrite is one rewrite, not two; its kind stays.
+	const wasRewrite = state.lastKind === "rewrite";
+	const next: InstrumentState = {
+		...state,
+		loadout: counted,
+		rewrites: state.rewrites + (wasRewrite ? 0 : 1),
+		appends: state.appends - (state.lastKind === "append" ? 1 : 0),
+		identical: state.identical - (state.lastKind === "identical" ? 1 : 0),
+		unattributed: state.unattributed + (hostChanged ? 0 : 1),
+		history: [...state.history, event].slice(-REWRITE_HISTORY_LIMIT),
+		lastKind: "rewrite",
+	};
+	return { state: next, event };
 }

@@ -117,6 +117,13 @@ export interface FoldOptions {
 	guards?: FoldGuards;
 	/** Omit for a deterministic brief. */
 	brief?: SuppliedBrief;
+	/**
+	 * Asked synchronously for the final plan when no `brief` is given: a brief
+	 * prepared earlier (a model summary), or undefined for the deterministic
+	 * one. Called once, at recording, so the brief a record is born with is
+	 * the only one it ever shows.
+	 */
+	briefSource?: (plan: FoldPlan) => SuppliedBrief | undefined;
 	toolName?: string;
 	cwd?: string;
 	estimateTokens?: (entries: readonly SessionEntry[]) => number;
@@ -325,7 +332,11 @@ function recordPlan(lattice: FoldLattice, plan: FoldPlan, options: FoldOptions):
 			`The span was planned as ${options.expectedId} but is now ${plan.id} (${plan.firstEntryId}..${plan.lastEntryId}): the lattice or branch changed in between. Plan it again and write its brief for the new span.`,
 		);
 	}
-	const made = makeBrief(plan.id, plan.kind, plan.leafEntries, plan.childFoldIds, options.origin, options);
+	const brief = options.brief ?? options.briefSource?.(plan);
+	const made = makeBrief(plan.id, plan.kind, plan.leafEntries, plan.childFoldIds, options.origin, {
+		...options,
+		...(brief ? { brief } : {}),
+	});
 	if (!made.ok) return made;
 	const sizes: FoldRecord["sizes"] = {
 		sourceBytes: plan.source.length,

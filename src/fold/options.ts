@@ -5,6 +5,8 @@
  */
 
 import type { CompactionOptions } from "../compaction/settings/settings-source.ts";
+import type { ProjectionProvider } from "./projection-candidates.ts";
+import type { RegisterSuggestionSource } from "./suggestions.ts";
 import { DEFAULT_READ_ONLY_TOOLS } from "./units.ts";
 
 export { DEFAULT_READ_ONLY_TOOLS };
@@ -34,6 +36,32 @@ export type FoldScheduling = "immediate" | "epoch";
 /** Default scheduling; see docs/benchmarks.md for the measurement behind it. */
 export const DEFAULT_FOLD_SCHEDULING: FoldScheduling = "epoch";
 
+/** What a host's `summarizeContextSpan` is asked to brief (the summarizer module decides how it is called). */
+export interface ContextSpanRequest {
+	/** Canonical JSON of the span's leaf entries, one per line, bounded by the caller. */
+	span: string;
+	/** Longest brief accepted, in characters. */
+	maxBriefChars: number;
+	signal?: AbortSignal;
+}
+
+/** A host brief: bounded text plus who wrote it; `toolCalls` must be 0 (a brief never runs tools). */
+export interface ContextSpanBrief {
+	brief: string;
+	provider: string;
+	model: string;
+	effort?: string;
+	toolCalls: 0;
+}
+
+/** Optional async brief generator; any failure falls back to the deterministic brief. */
+export type SummarizeContextSpan = (request: ContextSpanRequest) => Promise<ContextSpanBrief>;
+/** Synchronous predicate: is this tool an MCP tool whose oversized results become evidence? */
+export type IsMcpTool = (toolName: string) => boolean;
+
+/** Default `isMcpTool`: no tool is an MCP tool, so nothing is ingested until a host says which are. */
+export const DEFAULT_IS_MCP_TOOL: IsMcpTool = () => false;
+
 export interface PiFoldOptions {
 	toolName?: string;
 	toolLabel?: string;
@@ -50,6 +78,14 @@ export interface PiFoldOptions {
 	/** A set, or a list (as a settings file writes it). */
 	readOnlyTools?: ReadonlySet<string> | readonly string[];
 	evidenceIngestion?: boolean;
+	/** Code only. Mutually exclusive with `summarizer` (any explicit value). */
+	summarizeContextSpan?: SummarizeContextSpan;
+	/** Code only. Default: no tool is an MCP tool. */
+	isMcpTool?: IsMcpTool;
+	/** Code only. Receives the projection-candidate provider once, at registration. */
+	setProjectionProvider?: (provider: ProjectionProvider) => void;
+	/** Code only. Receives the suggestion-source registration function once, at registration. */
+	setSuggestionSourceRegistrar?: (register: RegisterSuggestionSource) => void;
 	/** Compaction settings (engine, targetContextRatio, …); Pi's settings files are read on top at use time. */
 	compaction?: CompactionOptions;
 }
@@ -68,6 +104,10 @@ export interface ResolvedOptions {
 	blockingTools: readonly string[];
 	readOnlyTools: ReadonlySet<string>;
 	evidenceIngestion: boolean;
+	summarizeContextSpan: SummarizeContextSpan | undefined;
+	isMcpTool: IsMcpTool;
+	setProjectionProvider: ((provider: ProjectionProvider) => void) | undefined;
+	setSuggestionSourceRegistrar: ((register: RegisterSuggestionSource) => void) | undefined;
 }
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -102,6 +142,13 @@ export type SessionOptionKey = (typeof SESSION_OPTION_KEYS)[number];
 /** Every option a JSON settings file can carry (the `compaction` section has its own top-level key). */
 export type JsonOptionKey = RegistrationOptionKey | SessionOptionKey;
 export const JSON_OPTION_KEYS: readonly JsonOptionKey[] = [...REGISTRATION_OPTION_KEYS, ...SESSION_OPTION_KEYS];
+/** Options only code can pass (functions); a settings file naming one is told so. */
+export const CODE_ONLY_OPTION_KEYS = [
+	"summarizeContextSpan",
+	"isMcpTool",
+	"setProjectionProvider",
+	"setSuggestionSourceRegistrar",
+] as const satisfies readonly (keyof PiFoldOptions)[];
 
 const fail = (message: string): never => {
 	throw new Error(`pi-fold: ${message}`);
@@ -115,6 +162,11 @@ function nonEmptyText(name: string, value: unknown, fallback: string): string {
 	if (value === undefined) return fallback;
 	if (typeof value !== "string" || value.trim() === "") fail(`${name} must be a non-empty string`);
 	return value as string;
+}
+
+function optionalFunction<T>(name: string, value: unknown, shape: string): T | undefined {
+	if (value !== undefined && typeof value !== "function") fail(`${name} must be a function ${shape} or omitted`);
+	return value as T | undefined;
 }
 
 function optionalBoolean(name: string, value: unknown): boolean | undefined {
@@ -136,7 +188,7 @@ function resolveSummarizer(value: unknown): ResolvedOptions["summarizer"] {
 
 function resolveCommandNames(options: PiFoldOptions): ResolvedOptions["commandNames"] {
 	const rawPrefix = options.commandPrefix ?? "";
-	if (typeof rawPrefix !== "string") fail("commandPrefix must be a string");
+	if (typeof rawPrefix !== "string") fail('commandPrefix must be a string such as "pf" (or "" for none)');
 	const given = options.commandNames ?? {};
 	if (!isPlainObject(given)) fail('commandNames must be an object like { "status": "ctx", "fold": "ctx-fold" }');
 	for (const key of Object.keys(given))
@@ -148,9 +200,11 @@ function resolveCommandNames(options: PiFoldOptions): ResolvedOptions["commandNa
 		fold: given.fold ?? withPrefix(DEFAULT_COMMAND_NAMES.fold),
 	};
 	for (const name of Object.values(commandNames)) {
-		if (typeof name !== "string" || !KEBAB.test(name)) fail(`command name ${JSON.stringify(name)} must be kebab-case`);
+		if (typeof name !== "string" || !KEBAB.test(name))
+			fail(`commandNames: command name ${JSON.stringify(name)} must be kebab-case (lowercase letters, digits, "-")`);
 	}
-	if (commandNames.status === commandNames.fold) fail("command names must be distinct");
+	if (commandNames.status === commandNames.fold)
+		fail(`commandNames: status and fold must be distinct names; both are ${JSON.stringify(commandNames.fold)}`);
 	return commandNames;
 }
 
@@ -158,7 +212,9 @@ function resolveCommandNames(options: PiFoldOptions): ResolvedOptions["commandNa
 export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 	const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
 	if (typeof toolName !== "string" || !TOOL_NAME.test(toolName))
-		fail(`toolName ${JSON.stringify(toolName)} is not a valid tool name`);
+		fail(
+			`toolName ${JSON.stringify(toolName)} is not a valid tool name; use 1-64 letters, digits, "_" or "-", starting with a letter or "_"`,
+		);
 	const commandNames = resolveCommandNames(options);
 	const foldScheduling = options.foldScheduling ?? DEFAULT_FOLD_SCHEDULING;
 	if (foldScheduling !== "immediate" && foldScheduling !== "epoch") {
@@ -172,24 +228,41 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 	if (!isStringList(toolActions) || toolActions.length === 0)
 		fail(`toolActions must be a non-empty list drawn from ${TOOL_ACTIONS.join(", ")}`);
 	for (const action of toolActions) {
-		if (!allowed.has(action)) fail(`unknown tool action ${JSON.stringify(action)}`);
+		if (!allowed.has(action))
+			fail(`toolActions: unknown tool action ${JSON.stringify(action)}; allowed: ${TOOL_ACTIONS.join(", ")}`);
 		if (action === "unmark" && foldScheduling !== "epoch")
 			fail('tool action "unmark" needs foldScheduling "epoch": only epoch scheduling has marks');
 	}
 	const blockingTools = options.blockingTools ?? DEFAULT_BLOCKING_TOOLS;
-	if (!isStringList(blockingTools)) fail("blockingTools must be a list of tool names");
+	if (!isStringList(blockingTools))
+		fail('blockingTools must be a list of tool names such as ["Agent"] ([] disables it)');
 	const readOnly = options.readOnlyTools ?? DEFAULT_READ_ONLY_TOOLS;
 	const readOnlyList = readOnly instanceof Set ? [...readOnly] : readOnly;
-	if (!isStringList(readOnlyList)) fail("readOnlyTools must be a list (or set) of tool names");
+	if (!isStringList(readOnlyList))
+		fail('readOnlyTools must be a list (or set) of tool names such as ["read", "grep", "find", "ls"]');
 	const window = options.providerTotalWindow;
 	if (window !== undefined && !(Number.isInteger(window) && window > 0)) {
-		fail("providerTotalWindow must be a positive integer");
+		fail("providerTotalWindow must be a positive integer (tokens) or omitted");
 	}
 	const entryTypePrefix = nonEmptyText("entryTypePrefix", options.entryTypePrefix, DEFAULT_ENTRY_TYPE_PREFIX);
 	if (!ENTRY_TYPE_PREFIX.test(entryTypePrefix))
 		fail(`entryTypePrefix ${JSON.stringify(entryTypePrefix)} must be letters, digits, ".", "_" or "-"`);
 	const foldPeekResults = optionalBoolean("foldPeekResults", options.foldPeekResults);
 	const evidenceIngestion = optionalBoolean("evidenceIngestion", options.evidenceIngestion);
+	const summarizeContextSpan = optionalFunction<SummarizeContextSpan>(
+		"summarizeContextSpan",
+		options.summarizeContextSpan,
+		"(request) => Promise<{ brief, provider, model, effort?, toolCalls: 0 }>",
+	);
+	// The spec makes them exclusive: an explicit summarizer, even the default "session", is refused.
+	if (summarizeContextSpan && options.summarizer !== undefined)
+		fail(
+			`summarizeContextSpan cannot be combined with summarizer ${JSON.stringify(options.summarizer)}; pass one or the other`,
+		);
+	const isMcpTool = optionalFunction<IsMcpTool>("isMcpTool", options.isMcpTool, "(toolName) => boolean");
+	// The hook calls it on every tool result and cannot wait: a promise would read as "yes".
+	if (isMcpTool?.constructor.name === "AsyncFunction")
+		fail("isMcpTool must be a synchronous function (toolName) => boolean, not an async one");
 	return {
 		toolName,
 		toolLabel: nonEmptyText("toolLabel", options.toolLabel, DEFAULT_TOOL_LABEL),
@@ -205,5 +278,17 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 		blockingTools,
 		readOnlyTools: readOnly instanceof Set ? readOnly : new Set(readOnlyList as readonly string[]),
 		evidenceIngestion: evidenceIngestion ?? true,
+		summarizeContextSpan,
+		isMcpTool: isMcpTool ?? DEFAULT_IS_MCP_TOOL,
+		setProjectionProvider: optionalFunction(
+			"setProjectionProvider",
+			options.setProjectionProvider,
+			"(provider) => void",
+		),
+		setSuggestionSourceRegistrar: optionalFunction(
+			"setSuggestionSourceRegistrar",
+			options.setSuggestionSourceRegistrar,
+			"(register) => void",
+		),
 	};
 }

@@ -28,27 +28,43 @@ import { latestEdits } from "../session/projection.ts";
 import { estimateMessagesTokens, PI_CHARS_PER_TOKEN, promptTokensOf } from "../session/tokens.ts";
 import type { ActionOutcome, FoldChange, FoldWorkspace } from "./actions.ts";
 import { type CommitSummary, describeCommit, planCommit, type QueuedEntry, requeueLost } from "./commit.ts";
+import { EvidenceHost } from "./evidence-host.ts";
 import {
 	announce,
 	emptyInstrument,
 	firstDivergence,
+	hostLoadout,
 	type InstrumentState,
 	messageDigest,
+	observeLoadout,
 	observeRequest,
 	observeUsage,
 	type RewriteCause,
+	requestLoadout,
 } from "./instrument.ts";
 import { editDrafts, planWindow, projectionWithDrafts, projectWithDrafts } from "./materialize.ts";
 import type { ResolvedOptions } from "./options.ts";
 import { foreignTail } from "./other-writer.ts";
 import { fenceVerdict, readWindow, servingBudget, tokenPrices, type WindowReading } from "./policy/budget.ts";
-import { type CommitDecision, decideCommit } from "./policy/ladder.ts";
+import { type CommitDecision, decideCommit, type LadderInput } from "./policy/ladder.ts";
+import { type ProjectionCandidate, projectionCandidates } from "./projection-candidates.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
 import { lostAnnouncements, lostNoticeText, noticeType } from "./recovery.ts";
+import {
+	editFingerprint,
+	freshTailStart,
+	lastCommitOn,
+	openSessionStore,
+	STRICT_APPEND_ONLY_ENV,
+	startsWith,
+	strictAppendOnly,
+	withoutSystem,
+} from "./runtime-support.ts";
 import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange, rebuildState } from "./state.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "./status.ts";
-import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "./store.ts";
-import { openFileFoldStore } from "./store-file.ts";
+import { createMemoryFoldStore, type FoldStore } from "./store.ts";
+import { SuggestionRegistry, suggestionEntryType } from "./suggestions.ts";
+import { FoldSummarizer } from "./summarizer.ts";
 import { analyzeBranch, type BranchView } from "./units.ts";
 import { formatWindowListing } from "./window-listing.ts";
 
@@ -79,10 +95,30 @@ export class FoldRuntime {
 	private otherWriter: string | undefined;
 	/** Why the next window rewrite happens; handed to the instrument when edits land. */
 	private causes = new Set<RewriteCause>();
+	/** Oversized MCP results as verified artifacts (evidence-host.ts). */
+	readonly evidence: EvidenceHost;
+	/** The last session context, for host callbacks that get none (projection provider, suggestion reports). */
+	private hostCtx: ExtensionContext | undefined;
+	/** Suggestion sources a host registered; their reports persist as custom entries, nothing renders. */
+	readonly suggestions: SuggestionRegistry;
+	/** Model briefs (summarizer.ts): requested in the background, used by a commit only when ready. */
+	readonly summarizer: FoldSummarizer;
 
 	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
 		this.pi = pi;
 		this.options = options;
+		this.evidence = new EvidenceHost(options);
+		this.suggestions = new SuggestionRegistry((data) => {
+			this.queued.push({ customType: suggestionEntryType(this.options.entryTypePrefix), data });
+			if (this.hostIdle()) this.flushQueued();
+		});
+		// --- summarizer: its usage records ride the same queue as every other custom entry ---
+		this.summarizer = new FoldSummarizer(options, {
+			record: (customType, data) => {
+				this.queued.push({ customType, data });
+				if (this.hostIdle()) this.flushQueued();
+			},
+		});
 	}
 
 	/** Wire the runtime to Pi's events. */
@@ -91,12 +127,23 @@ export class FoldRuntime {
 		pi.on("session_start", (_event, ctx) => {
 			this.reset(ctx);
 			this.explainLostFolds(ctx);
+			this.summarizer.start(ctx); // --- summarizer: resolve its model, one notice if it cannot ---
 		});
 		pi.on("session_tree", (_event, ctx) => {
 			this.reset(ctx);
 			this.instrumentState = announce(this.instrumentState, "navigation");
 		});
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
+		// Observation only: returning nothing leaves the prompt and tool declarations to Pi.
+		pi.on("context_with_system", (event, ctx) => {
+			const host = hostLoadout(ctx.getSystemPrompt(), pi.getActiveTools());
+			this.instrumentState = observeLoadout(this.instrumentState, requestLoadout(event.messages), host).state;
+			return undefined;
+		});
+		// evidenceIngestion: false registers no hook at all, so nothing is ever written.
+		if (this.options.evidenceIngestion) pi.on("tool_result", (event) => this.evidence.onToolResult(event));
+		this.options.setProjectionProvider?.(() => this.projectionCandidates());
+		this.options.setSuggestionSourceRegistrar?.(this.suggestions.register);
 		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx, event.context?.contextEntries));
 		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx, event.context?.contextEntries));
 		pi.on("tool_call", (event) => {
@@ -145,6 +192,32 @@ export class FoldRuntime {
 		this.coldCache = false;
 		this.otherWriter = undefined;
 		this.store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
+		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
+		this.hostCtx = ctx;
+	}
+
+	private hostIdle(): boolean {
+		try {
+			return this.hostCtx?.isIdle() ?? false;
+		} catch {
+			return false; // a stale context (after a reload): the next boundary persists the queue
+		}
+	}
+
+	/** One projection candidate per visible collapsed fold (the provider `setProjectionProvider` receives). */
+	projectionCandidates(): ProjectionCandidate[] {
+		let branch: readonly SessionEntry[];
+		try {
+			branch = this.hostCtx?.sessionManager.getBranch() ?? [];
+		} catch {
+			return [];
+		}
+		return projectionCandidates({
+			lattice: this.lattice(),
+			view: this.viewOf(branch),
+			expanded: new Set(this.state.data.expanded),
+			toolName: this.options.toolName,
+		});
 	}
 
 	/** Tell the model, appended at its next turn, about folds it was told of that never landed. */
@@ -194,6 +267,8 @@ export class FoldRuntime {
 			cwd: ctx.cwd,
 			freshTailStart: freshTailStart(branch, origin),
 			origin,
+			// Recall of entries compacted on earlier branches of the same file.
+			sessionEntry: (id) => ctx.sessionManager.getEntry(id),
 		};
 	}
 
@@ -342,7 +417,7 @@ export class FoldRuntime {
 		const reading = this.readWindow(ctx, branch, known?.preview);
 		const ws = this.workspace(ctx, "command", branch);
 		const model = ctx.model;
-		const decision = decideCommit({
+		const input: LadderInput = {
 			view: ws.view,
 			lattice: ws.lattice,
 			protectedIds: new Set(this.state.data.protected),
@@ -354,9 +429,13 @@ export class FoldRuntime {
 			marks: this.state.data.marks,
 			freeRewrite: this.causes.size > 0 || this.coldCache,
 			force,
-		});
+		};
+		const decision = decideCommit(input);
 		this.lastDecision = decision;
-		if (!decision.commit || !accept(reading, decision)) return false;
+		if (!decision.commit || !accept(reading, decision)) {
+			this.summarizer.prepare(ctx, input, decision.freshTailStart); // --- summarizer: what may fold later ---
+			return false;
+		}
 		const planned = planCommit(decision, {
 			view: ws.view,
 			lattice: ws.lattice,
@@ -364,6 +443,7 @@ export class FoldRuntime {
 			freshTailStart: decision.freshTailStart,
 			toolName: this.options.toolName,
 			cwd: ctx.cwd,
+			briefSource: this.summarizer.briefSource(ctx.cwd), // --- summarizer: a ready brief, else deterministic ---
 		});
 		if (!planned) return false;
 		for (const [hash, source] of planned.sources) {
@@ -376,6 +456,12 @@ export class FoldRuntime {
 			}
 		}
 		this.apply({ ok: true, text: "", change: planned.change }, ctx, planned.summary);
+		// --- summarizer: what the ladder may propose next, on the lattice this commit leaves ---
+		this.summarizer.prepare(
+			ctx,
+			{ ...input, lattice: this.lattice(), marks: this.state.data.marks },
+			decision.freshTailStart,
+		);
 		this.lastCommit = planned.summary;
 		this.commits++;
 		this.coldCache = false;
@@ -466,7 +552,7 @@ export class FoldRuntime {
 	status(ctx: ExtensionContext): StatusDetails {
 		const ws = this.workspace(ctx, "command");
 		const usage = ctx.getContextUsage();
-		return statusDetails({
+		const details = statusDetails({
 			lattice: ws.lattice,
 			view: ws.view,
 			state: this.state,
@@ -480,7 +566,10 @@ export class FoldRuntime {
 			store: { kind: this.store.kind, location: this.store.location },
 			pendingEdits: this.pendingDrafts(ctx, ws.branch).length,
 			automatic: this.automaticFacts(ctx, ws),
+			evidence: this.evidence.facts(),
 		});
+		details.summarizer = this.summarizer.status(); // --- summarizer: its counts in status ---
+		return details;
 	}
 
 	// --- Read-only view for the human UI (footer status, /context); changes nothing. ---
@@ -508,84 +597,4 @@ export class FoldRuntime {
 	}
 }
 
-/**
- * What the drafts depend on besides the fold state: the edits and
- * compactions on the branch (folds cover only old, closed entries, so a new
- * message never changes them). A count plus the last such entry's id.
- */
-function editFingerprint(branch: readonly SessionEntry[]): string {
-	let count = 0;
-	let last = "";
-	for (const entry of branch) {
-		if (entry.type !== "context_edit" && entry.type !== "compaction") continue;
-		count++;
-		last = entry.id;
-	}
-	return `${count}:${last}:${branch[0]?.id ?? ""}`;
-}
-
-/**
- * The session's fold store. A session id the store cannot use as a path is
- * an explicit "no durable store" state, shown in status and fold results,
- * never a silent downgrade.
- */
-function openSessionStore(file: string | undefined, sessionDir: string, sessionId: string): FoldStore {
-	if (!file) return createMemoryFoldStore();
-	try {
-		return openFileFoldStore({ sessionDir, sessionId });
-	} catch (error) {
-		if (!(error instanceof FoldStoreError)) throw error;
-		return createMemoryFoldStore({ noDurableStore: error.message });
-	}
-}
-
-/** The newest commit summary on a branch, so status survives a resume. */
-function lastCommitOn(branch: readonly SessionEntry[], prefix: string): CommitSummary | undefined {
-	const type = `${prefix}:commit`;
-	for (let i = branch.length - 1; i >= 0; i--) {
-		const entry = branch[i];
-		if (entry?.type !== "custom" || entry.customType !== type) continue;
-		const data = (entry.data as { summary?: Partial<CommitSummary> } | undefined)?.summary;
-		if (data?.v === 1 && Array.isArray(data.folds) && typeof data.reason === "string") return data as CommitSummary;
-	}
-	return undefined;
-}
-
-/**
- * Development tripwire: with this variable set to "1", an unattributed
- * rewrite throws from the `context` hook, so Pi reports it as an extension
- * error instead of it only being counted. The e2e suite runs with it on.
- */
-export const STRICT_APPEND_ONLY_ENV = "PI_FOLD_STRICT_APPEND_ONLY";
-
-function strictAppendOnly(): boolean {
-	return process.env[STRICT_APPEND_ONLY_ENV] === "1";
-}
-
-function withoutSystem(messages: readonly AgentMessage[]): AgentMessage[] {
-	return messages.filter((message) => message.role !== "system");
-}
-
-function startsWith(messages: readonly AgentMessage[], prefix: readonly AgentMessage[]): boolean {
-	if (prefix.length > messages.length) return false;
-	for (let index = 0; index < prefix.length; index++) {
-		const a = messages[index];
-		const b = prefix[index];
-		if (a !== b && messageDigest(a) !== messageDigest(b)) return false;
-	}
-	return true;
-}
-
-/**
- * Where the fresh tail starts. For the agent: the latest assistant response,
- * which is still in flight while its tool calls run. For a command typed
- * while idle: the latest user message, so the exchange in progress stays raw.
- */
-export function freshTailStart(branch: readonly SessionEntry[], origin: FoldOrigin): number {
-	const role = origin === "agent" ? "assistant" : "user";
-	for (let index = branch.length - 1; index >= 0; index--) {
-		const entry = branch[index];
-		if (entry?.type === "message" && entry.message.role === role) return index;
-	}
-	return branch.length;
-}
+export { freshTailStart, STRICT_APPEND_ONLY_ENV };

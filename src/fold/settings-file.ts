@@ -31,6 +31,7 @@ import {
 	type SettingsReadContext,
 } from "../compaction/settings/settings-source.ts";
 import {
+	CODE_ONLY_OPTION_KEYS,
 	JSON_OPTION_KEYS,
 	type JsonOptionKey,
 	type PiFoldOptions,
@@ -71,6 +72,7 @@ export interface SettingsResolution {
 
 const REGISTRATION = new Set<string>(REGISTRATION_OPTION_KEYS);
 const KNOWN = new Set<string>(JSON_OPTION_KEYS);
+const CODE_ONLY = new Set<string>(CODE_ONLY_OPTION_KEYS);
 /** Longest rendering of a bad value in a notice; a pasted blob must not flood the UI. */
 const VALUE_SHOWN_CHARS = 80;
 
@@ -160,7 +162,9 @@ export function resolveWithSettings(
 				const hint =
 					key === "compaction"
 						? 'compaction settings live in the top-level "compaction" key'
-						: `known options: ${JSON_OPTION_KEYS.join(", ")}`;
+						: CODE_ONLY.has(key)
+							? "it is a function, so only code passing it to registerPiFold can set it"
+							: `known options: ${JSON_OPTION_KEYS.join(", ")}`;
 				problems.push({ path: layer.path, key: name, value, reason: `unknown option (${hint})` });
 				continue;
 			}

@@ -12,7 +12,7 @@
  */
 
 import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
-import { utf8ByteLength } from "../compaction/utf8.ts";
+import { utf8ByteLength } from "../text/utf8.ts";
 import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "./records.ts";
 import { decodeOp, decodeRecord, decodeStateData } from "./state-schema.ts";
 

@@ -14,7 +14,7 @@
  */
 
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { type BlobBackend, type FoldStore, FoldStoreError, storeOver } from "./store.ts";
 
@@ -56,7 +56,20 @@ let tempCounter = 0;
 
 /** Open (lazily) the fold store of a session that has a file. */
 export function openFileFoldStore(options: FileFoldStoreOptions): FoldStore {
-	const root = foldStoreDir(options.sessionDir, options.sessionId);
+	return openBlobDirectory({ root: foldStoreDir(options.sessionDir, options.sessionId), readOnly: options.readOnly });
+}
+
+export interface BlobDirectoryOptions {
+	/** Directory the `sha256/` tree lives in. */
+	root: string;
+	readOnly?: boolean;
+	/** Mode of directories the first write creates (root included); default: the process umask decides. */
+	dirMode?: number;
+}
+
+/** The same atomic, verified, 0444 blob store rooted anywhere (fold sources; evidence artifacts). */
+export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
+	const root = options.root;
 	const pathOf = (hash: string): string => join(root, blobRelativePath(hash));
 	const io = (path: string, action: string, error: unknown): FoldStoreError =>
 		new FoldStoreError(
@@ -112,7 +125,11 @@ export function openFileFoldStore(options: FileFoldStoreOptions): FoldStore {
 			const dir = join(root, FOLD_STORE_HASH_DIR, hash.slice(0, 2));
 			const temp = join(dir, `.${hash}.${process.pid}.${++tempCounter}.tmp`);
 			try {
-				await mkdir(dir, { recursive: true });
+				if (options.dirMode !== undefined) {
+					await mkdir(root, { recursive: true, mode: options.dirMode });
+					await chmod(root, options.dirMode);
+				}
+				await mkdir(dir, { recursive: true, ...(options.dirMode === undefined ? {} : { mode: options.dirMode }) });
 				const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, TEMP_FILE_MODE);
 				try {
 					await handle.writeFile(bytes);

@@ -11,6 +11,7 @@ import { StringEnum } from "@earendil-works/pi-ai";
 import { type Static, Type } from "typebox";
 import { BRIEF_MAX_CHARS } from "./brief.ts";
 import type { ToolAction } from "./options.ts";
+import { STATUS_TREE_MAX_LIMIT } from "./status.ts";
 
 /** Longest id accepted (tool call ids from some providers are long). */
 export const MAX_ID_LENGTH = 256;
@@ -39,7 +40,19 @@ export function toolParameters(actions: readonly ToolAction[]) {
 				}),
 			),
 			brief: Type.Optional(Type.String({ description: "fold/rebrief: your own brief for the span" })),
-			offset: Type.Optional(Type.Integer({ minimum: 0, description: "peek: first byte of the slice" })),
+			offset: Type.Optional(
+				Type.Integer({
+					minimum: 0,
+					description: 'peek: first byte of the slice; status "tree": first row of the page',
+				}),
+			),
+			limit: Type.Optional(
+				Type.Integer({
+					minimum: 1,
+					maximum: STATUS_TREE_MAX_LIMIT,
+					description: `status "tree": rows per page (at most ${STATUS_TREE_MAX_LIMIT})`,
+				}),
+			),
 			bytes: Type.Optional(Type.Integer({ minimum: 1, description: `peek: slice length (at most ${PEEK_MAX_BYTES})` })),
 			detail: Type.Optional(
 				StringEnum(["tree", "window"] as const, {
@@ -83,7 +96,7 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 		return invalid('Arguments must be a JSON object such as {"action":"status"}.');
 	}
 	const args = raw as Record<string, unknown>;
-	const known = new Set(["action", "id", "ids", "brief", "offset", "bytes", "detail"]);
+	const known = new Set(["action", "id", "ids", "brief", "offset", "bytes", "limit", "detail"]);
 	const unknown = Object.keys(args).filter((key) => !known.has(key));
 	if (unknown.length > 0)
 		return invalid(
@@ -96,7 +109,7 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 	if (args.id !== undefined || ACTIONS_WITH_ID.has(action)) {
 		if (args.id === undefined)
 			return invalid(
-				`${action} needs "id": the fold id (f-…). Call {"action":"status","detail":"tree"} to list fold ids.`,
+				`${action} needs "id": the fold id (f-…)${action === "peek" ? " or an evidence address (evidence:<sha256>)" : ""}. Call {"action":"status","detail":"tree"} to list fold ids.`,
 			);
 		const problem = checkId("id", args.id);
 		if (problem) return invalid(`${problem}. Use a fold id exactly as status lists it.`);
@@ -119,13 +132,15 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 			return invalid(`brief is ${args.brief.length} characters; at most ${BRIEF_MAX_CHARS}. Shorten it.`);
 		}
 	}
-	for (const field of ["offset", "bytes"] as const) {
+	for (const field of ["offset", "bytes", "limit"] as const) {
 		const value = args[field];
 		if (value === undefined) continue;
-		if (typeof value !== "number" || !Number.isInteger(value) || value < (field === "bytes" ? 1 : 0)) {
-			return invalid(`${field} must be a ${field === "bytes" ? "positive" : "non-negative"} integer.`);
+		if (typeof value !== "number" || !Number.isInteger(value) || value < (field === "offset" ? 0 : 1)) {
+			return invalid(`${field} must be a ${field === "offset" ? "non-negative" : "positive"} integer.`);
 		}
 	}
+	if (typeof args.limit === "number" && args.limit > STATUS_TREE_MAX_LIMIT)
+		return invalid(`limit is at most ${STATUS_TREE_MAX_LIMIT}; page with offset.`);
 	if (typeof args.bytes === "number" && args.bytes > PEEK_MAX_BYTES)
 		return invalid(`bytes is at most ${PEEK_MAX_BYTES}; peek in slices with offset.`);
 	if (args.detail !== undefined && args.detail !== "tree" && args.detail !== "window") {

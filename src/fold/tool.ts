@@ -19,10 +19,11 @@ import {
 	refoldFold,
 	unmarkFold,
 } from "./actions.ts";
+import { parseEvidenceAddress } from "./evidence.ts";
 import type { ToolAction } from "./options.ts";
 import { renderContextCall, renderContextResult } from "./render-tool.ts";
 import type { FoldRuntime } from "./runtime.ts";
-import { formatStatus, type StatusDetails } from "./status.ts";
+import { boundedDetails, statusText as boundedStatusText, type StatusDetails } from "./status.ts";
 import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } from "./tool-schema.ts";
 
 export interface ToolDetails {
@@ -75,9 +76,13 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 			if (!statusOnly(checked)) updateFooter(runtime, ctx);
 			const statusCall = !isArgumentError(checked) && checked.action === "status" ? checked : undefined;
 			// Per-message digests only for status: every result is persisted in the session file.
-			const status = statusCall ? full : { ...full, digests: [] };
-			const text = statusCall
-				? statusText(runtime, ctx, full, statusCall.detail)
+			// The fold list is cut to the rows the (bounded) status text shows.
+			const shown = statusCall ? statusText(runtime, ctx, full, statusCall) : undefined;
+			const status = shown
+				? boundedDetails(full, shown.folds, shown.offset)
+				: boundedDetails({ ...full, digests: [] }, [], 0);
+			const text = shown
+				? shown.text
 				: outcome.ok
 					? outcome.text
 					: `Error (${outcome.code ?? "refused"}): ${outcome.text} Nothing changed.`;
@@ -98,10 +103,17 @@ function statusText(
 	runtime: FoldRuntime,
 	ctx: ExtensionContext,
 	status: StatusDetails,
-	detail: ToolParams["detail"],
-): string {
-	const text = formatStatus(status, { tree: detail === "tree", toolName: runtime.options.toolName });
-	return detail === "window" ? `${text}\n${runtime.windowListing(ctx)}` : text;
+	params: ToolParams,
+): { text: string; folds: StatusDetails["folds"]; offset: number } {
+	const { detail, offset, limit } = params;
+	const shown = boundedStatusText(status, {
+		tree: detail === "tree",
+		toolName: runtime.options.toolName,
+		offset,
+		limit,
+	});
+	const text = detail === "window" ? `${shown.text}\n${runtime.windowListing(ctx)}` : shown.text;
+	return { text, folds: shown.shown, offset: shown.offset };
 }
 
 async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: ExtensionContext): Promise<ActionOutcome> {
@@ -114,6 +126,8 @@ async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: Extensio
 		case "fold":
 			return foldSpan(ws, ids, params.brief);
 		case "peek":
+			// Evidence artifacts are not folds: they live in the session's evidence directory.
+			if (parseEvidenceAddress(id)) return runtime.evidence.peek(id, params.offset, params.bytes);
 			return peekFold(ws, id, params.offset, params.bytes);
 		case "expand":
 			return expandFold(ws, id);

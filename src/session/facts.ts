@@ -25,10 +25,10 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import type { NormalizedEvent } from "../compaction/summary/events.ts";
 import { FABRIC_EXEC_TOOL_NAME } from "../compaction/records/fabric-trace.ts";
-import { normalizeBranch } from "../compaction/summary/normalize.ts";
 import { isPlainRecord, type JsonValue } from "../compaction/records/record-guards.ts";
+import type { NormalizedEvent } from "../compaction/summary/events.ts";
+import { normalizeBranch } from "../compaction/summary/normalize.ts";
 import { identifierLabel } from "../compaction/summary/render-text.ts";
 import { contentText, firstLine, oneLine, shrinkText } from "../text/lines.ts";
 import { firstSubstantiveSentence, SENTENCE_SCAN_MAX_CHARS } from "../text/sentences.ts";

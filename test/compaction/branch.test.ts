@@ -1,14 +1,18 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { type BranchSummaryPreparation, buildFabricBranchSummary, PI_TOOL_REFS } from "../../src/compaction/branch.ts";
 import {
-	FABRIC_BRANCH_SUMMARY_KIND,
-	FABRIC_BRANCH_SUMMARY_VERSION,
+	type BranchSummaryPreparation,
+	buildDeterministicBranchSummary,
+	PI_TOOL_REFS,
+} from "../../src/compaction/branch.ts";
+import {
+	BRANCH_SUMMARY_KIND,
+	BRANCH_SUMMARY_VERSION,
 	parseBranchSummaryDetails,
-} from "../../src/compaction/branch-details.ts";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../src/compaction/instructions.ts";
-import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
+} from "../../src/compaction/records/branch-details.ts";
+import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../src/compaction/records/instructions.ts";
+import { compileSummary } from "../../src/compaction/summary/compile.ts";
+import { REQUEST_BLOCK_HEADER } from "../../src/compaction/summary/request-render.ts";
 import { utf8ByteLength } from "../../src/text/utf8.ts";
 import { activeBranch, branchEnvelope, fact, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
 
@@ -40,35 +44,35 @@ function preparation(
 	return { entriesToSummarize: entries, oldLeafId: entries.at(-1)?.id ?? null, userWantsSummary: true, ...overrides };
 }
 
-function summarized(outcome: ReturnType<typeof buildFabricBranchSummary>) {
+function summarized(outcome: ReturnType<typeof buildDeterministicBranchSummary>) {
 	if (outcome.kind !== "summary") throw new Error(`expected a summary, got ${JSON.stringify(outcome)}`);
 	return outcome;
 }
 
-describe("buildFabricBranchSummary", () => {
+describe("buildDeterministicBranchSummary", () => {
 	const { oldLeaf, toSummarize } = forkedSession();
 
 	it("makes no summary unless the user asked for one, and defers replacement prompts to Pi", () => {
-		expect(buildFabricBranchSummary(preparation(toSummarize, { userWantsSummary: false }))).toEqual({
+		expect(buildDeterministicBranchSummary(preparation(toSummarize, { userWantsSummary: false }))).toEqual({
 			kind: "none",
 			why: "no-summary-wanted",
 		});
-		expect(buildFabricBranchSummary(preparation(toSummarize, { replaceInstructions: true }))).toEqual({
+		expect(buildDeterministicBranchSummary(preparation(toSummarize, { replaceInstructions: true }))).toEqual({
 			kind: "none",
 			why: "replace-instructions",
 		});
-		expect(buildFabricBranchSummary(preparation([]))).toEqual({ kind: "none", why: "no-entries" });
+		expect(buildDeterministicBranchSummary(preparation([]))).toEqual({ kind: "none", why: "no-entries" });
 	});
 
 	it("summarizes only the abandoned path, bounded, with a v2 envelope recording the old leaf", () => {
-		const outcome = summarized(buildFabricBranchSummary(preparation(toSummarize, { oldLeafId: oldLeaf })));
+		const outcome = summarized(buildDeterministicBranchSummary(preparation(toSummarize, { oldLeafId: oldLeaf })));
 		expect(outcome.summary).toContain("risky refactor");
 		expect(outcome.summary).not.toContain("SIBLING");
 		expect(utf8ByteLength(outcome.summary)).toBeLessThanOrEqual(32 * 1024);
 		const parsed = parseBranchSummaryDetails(JSON.parse(JSON.stringify(outcome.details)));
-		expect(parsed.ok && parsed.version).toBe(FABRIC_BRANCH_SUMMARY_VERSION);
+		expect(parsed.ok && parsed.version).toBe(BRANCH_SUMMARY_VERSION);
 		expect(outcome.details).toMatchObject({
-			kind: FABRIC_BRANCH_SUMMARY_KIND,
+			kind: BRANCH_SUMMARY_KIND,
 			source: {
 				firstEntryId: toSummarize[0]?.id,
 				lastEntryId: oldLeaf,
@@ -80,7 +84,7 @@ describe("buildFabricBranchSummary", () => {
 	});
 
 	it("carries typed facts: the request, plain tool calls under their Fabric ref, and the named run", () => {
-		const { details } = summarized(buildFabricBranchSummary(preparation(toSummarize)));
+		const { details } = summarized(buildDeterministicBranchSummary(preparation(toSummarize)));
 		const kinds = details.facts.map((item) => item.kind);
 		expect(kinds).toEqual(["user", "operation", "operation", "fabricRun", "phase", "operation"]);
 		expect(details.facts[0]).toMatchObject({ kind: "user", text: "Try the risky refactor in the parser." });
@@ -98,7 +102,7 @@ describe("buildFabricBranchSummary", () => {
 
 	it("lets a later compaction recover the abandoned file and failure from the envelope, never the prose", () => {
 		const { b, sibling, toSummarize: abandoned } = forkedSession();
-		const outcome = summarized(buildFabricBranchSummary(preparation(abandoned)));
+		const outcome = summarized(buildDeterministicBranchSummary(preparation(abandoned)));
 		b.branchFrom(sibling);
 		b.branchSummary("POISON-BRANCH-PROSE", sibling, JSON.parse(JSON.stringify(outcome.details)));
 		const leaf = b.user("Continue with the docs.");
@@ -122,7 +126,7 @@ describe("buildFabricBranchSummary", () => {
 			)[1];
 			const abandoned = activeBranch(b.entries, attempt);
 			const start = abandoned.findIndex((entry) => entry.id === ancestor) + 1;
-			const outcome = summarized(buildFabricBranchSummary(preparation(abandoned.slice(start))));
+			const outcome = summarized(buildDeterministicBranchSummary(preparation(abandoned.slice(start))));
 			expect(outcome.details.facts).toContainEqual(
 				expect.objectContaining({ kind: "operation", ref: "pi.powershell", tool: "powershell" }),
 			);
@@ -152,20 +156,20 @@ describe("buildFabricBranchSummary", () => {
 		const nested = fact("old1", "user", { kind: "user", text: "older abandoned request" });
 		b.branchSummary("prose", "x", branchEnvelope([nested]));
 		b.user("newer request");
-		const { details } = summarized(buildFabricBranchSummary(preparation(b.entries)));
+		const { details } = summarized(buildDeterministicBranchSummary(preparation(b.entries)));
 		expect(details.facts.find((item) => item.entryId === "old1")).toEqual(nested);
 	});
 
 	it("treats __pi_vcc__ as ordinary request text on the tree surface", () => {
 		const { summary, details } = summarized(
-			buildFabricBranchSummary(preparation(toSummarize, { customInstructions: PI_VCC_SENTINEL })),
+			buildDeterministicBranchSummary(preparation(toSummarize, { customInstructions: PI_VCC_SENTINEL })),
 		);
 		expect(summary).toContain(`${REQUEST_BLOCK_HEADER}\nInstructions: ${PI_VCC_SENTINEL}`);
 		expect(details.request.text).toContain(PI_VCC_SENTINEL);
 	});
 
 	it("cancels a malformed typed request (fail closed) with the decoder's error code", () => {
-		const outcome = buildFabricBranchSummary(
+		const outcome = buildDeterministicBranchSummary(
 			preparation(toSummarize, { customInstructions: `${COMPACT_REQUEST_PREFIX}{"version":2}` }),
 		);
 		expect(outcome).toMatchObject({ kind: "cancel", instructionError: "unsupported-version" });

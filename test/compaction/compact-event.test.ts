@@ -1,21 +1,25 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { OVERFLOW_WINDOW_FRACTION } from "../../src/compaction/budget.ts";
 import {
-	buildFabricCompaction,
+	buildDeterministicCompaction,
+	type CompactionInput,
 	detailsOmittedCounts,
-	type FabricCompactionInput,
 	internalErrorCancel,
 	MAX_CANCEL_MESSAGE_BYTES,
 	MAX_CANCEL_PROBES_NAMED,
 	projectionEstimator,
 	qaCancellation,
 } from "../../src/compaction/compact-event.ts";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { parseFabricDetails } from "../../src/compaction/details.ts";
-import { COMPACT_REQUEST_PREFIX, encodePreserveRequest, PI_VCC_SENTINEL } from "../../src/compaction/instructions.ts";
-import { runQa } from "../../src/compaction/qa.ts";
-import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
+import { OVERFLOW_WINDOW_FRACTION } from "../../src/compaction/cut/budget.ts";
+import { runQa } from "../../src/compaction/qa/qa.ts";
+import { parseCompactionDetails } from "../../src/compaction/records/details.ts";
+import {
+	COMPACT_REQUEST_PREFIX,
+	encodePreserveRequest,
+	PI_VCC_SENTINEL,
+} from "../../src/compaction/records/instructions.ts";
+import { compileSummary } from "../../src/compaction/summary/compile.ts";
+import { REQUEST_BLOCK_HEADER } from "../../src/compaction/summary/request-render.ts";
 import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
 import { utf8ByteLength } from "../../src/text/utf8.ts";
 import {
@@ -28,7 +32,7 @@ import {
 
 const MAX_SUMMARY_BYTES = 32 * 1024;
 
-function input(branchEntries: readonly SessionEntry[], overrides: Partial<FabricCompactionInput> = {}) {
+function input(branchEntries: readonly SessionEntry[], overrides: Partial<CompactionInput> = {}) {
 	return {
 		branchEntries,
 		tokensBefore: 150_000,
@@ -41,7 +45,7 @@ function input(branchEntries: readonly SessionEntry[], overrides: Partial<Fabric
 	};
 }
 
-function compacted(outcome: ReturnType<typeof buildFabricCompaction>) {
+function compacted(outcome: ReturnType<typeof buildDeterministicCompaction>) {
 	if (outcome.kind !== "compaction") throw new Error(`expected a compaction, got ${JSON.stringify(outcome)}`);
 	return outcome;
 }
@@ -63,14 +67,14 @@ function observedTokens(entries: readonly SessionEntry[], overhead = 500): numbe
 	return entries.reduce((sum, entry) => sum + estimate(entry), overhead);
 }
 
-describe("buildFabricCompaction on a real session log", () => {
+describe("buildDeterministicCompaction on a real session log", () => {
 	const branch = loadRealBranch(REAL_SESSIONS.beforeCompaction);
-	const outcome = compacted(buildFabricCompaction(input(branch)));
+	const outcome = compacted(buildDeterministicCompaction(input(branch)));
 	const { result, plan, compiled } = outcome;
 
 	it("produces a bounded summary with valid Fabric v2 details", () => {
 		expect(utf8ByteLength(result.summary)).toBeLessThanOrEqual(MAX_SUMMARY_BYTES);
-		const parsed = parseFabricDetails(result.details);
+		const parsed = parseCompactionDetails(result.details);
 		expect(parsed.ok).toBe(true);
 		expect(parsed.ok && parsed.version).toBe(2);
 		expect(result.details).toMatchObject({ compactor: "fabric", version: 2 });
@@ -116,7 +120,7 @@ describe("buildFabricCompaction on a real session log", () => {
 
 	it("records the calibrated budget and is byte-identical when run again", () => {
 		expect(result.details.budget).toMatchObject({ strategy: "continuity", contextWindow: 200_000 });
-		const again = compacted(buildFabricCompaction(input(branch)));
+		const again = compacted(buildDeterministicCompaction(input(branch)));
 		expect(again.result.summary).toBe(result.summary);
 		expect(JSON.stringify(again.result.details)).toBe(JSON.stringify(result.details));
 	});
@@ -130,12 +134,12 @@ describe("buildFabricCompaction on a real session log", () => {
 	});
 });
 
-describe("buildFabricCompaction cut and budget", () => {
+describe("buildDeterministicCompaction cut and budget", () => {
 	it('compacts everything with firstKeptEntryId "" when no boundary fits', () => {
 		const b = toolSession();
 		const outcome = compacted(
 			// The newest entry alone is far larger than any raw tail the ceilings allow.
-			buildFabricCompaction(
+			buildDeterministicCompaction(
 				input(b.entries, {
 					tokensBefore: 20_000,
 					keepRecentTokens: 0,
@@ -153,17 +157,19 @@ describe("buildFabricCompaction cut and budget", () => {
 
 	it("clamps the working window to the failed request on overflow", () => {
 		const branch = loadRealBranch(REAL_SESSIONS.large);
-		const outcome = compacted(buildFabricCompaction(input(branch, { reason: "overflow", tokensBefore: 150_000 })));
+		const outcome = compacted(
+			buildDeterministicCompaction(input(branch, { reason: "overflow", tokensBefore: 150_000 })),
+		);
 		expect(outcome.result.details.budget?.contextWindow).toBe(Math.floor(150_000 * OVERFLOW_WINDOW_FRACTION));
 	});
 
 	it("falls back to the structural tail and records no budget without a model window", () => {
 		const b = toolSession(30);
 		const { contextWindow: _omit, ...withoutWindow } = input(b.entries, { keepRecentTokens: 50 });
-		const outcome = compacted(buildFabricCompaction(withoutWindow));
+		const outcome = compacted(buildDeterministicCompaction(withoutWindow));
 		expect(outcome.result.details.budget).toBeUndefined();
 		expect(outcome.plan.fallbackReason).toBe("no-context-window");
-		expect(parseFabricDetails(outcome.result.details).ok).toBe(true);
+		expect(parseCompactionDetails(outcome.result.details).ok).toBe(true);
 	});
 
 	it("cancels with nothing-to-compact when the live window has nothing before a safe cut", () => {
@@ -172,13 +178,13 @@ describe("buildFabricCompaction cut and budget", () => {
 		b.user("only this is live");
 		// With model metadata the reduction ceiling always forces a cut; the structural fallback keeps a fitting tail.
 		const { contextWindow: _omit, ...withoutWindow } = input(b.entries, { tokensBefore: 5_000 });
-		const outcome = buildFabricCompaction(withoutWindow);
+		const outcome = buildDeterministicCompaction(withoutWindow);
 		expect(outcome).toMatchObject({ kind: "cancel", code: "nothing-to-compact" });
 	});
 
 	it("cancels with summary-does-not-fit when the summary would expand a small context", () => {
 		const b = generateSession(300);
-		const outcome = buildFabricCompaction(input(b.entries, { tokensBefore: 3_000, estimate: () => 10 }));
+		const outcome = buildDeterministicCompaction(input(b.entries, { tokensBefore: 3_000, estimate: () => 10 }));
 		expect(outcome).toMatchObject({ kind: "cancel", code: "summary-does-not-fit" });
 		if (outcome.kind === "cancel")
 			expect(utf8ByteLength(outcome.message)).toBeLessThanOrEqual(MAX_CANCEL_MESSAGE_BYTES);
@@ -187,7 +193,9 @@ describe("buildFabricCompaction cut and budget", () => {
 	it("moves the kept boundary past its own previous marker and counts it as a prior Fabric v2 marker", () => {
 		const b = toolSession(40);
 		const first = compacted(
-			buildFabricCompaction(input(b.entries, { keepRecentTokens: 2_000, tokensBefore: observedTokens(b.entries) })),
+			buildDeterministicCompaction(
+				input(b.entries, { keepRecentTokens: 2_000, tokensBefore: observedTokens(b.entries) }),
+			),
 		);
 		b.push({
 			type: "compaction",
@@ -203,7 +211,9 @@ describe("buildFabricCompaction cut and budget", () => {
 			b.tool(`late-${turn}`, "read", { path: `/repo/late${turn}.ts` }, { output: "body\n".repeat(400) });
 		}
 		const second = compacted(
-			buildFabricCompaction(input(b.entries, { keepRecentTokens: 2_000, tokensBefore: observedTokens(b.entries) })),
+			buildDeterministicCompaction(
+				input(b.entries, { keepRecentTokens: 2_000, tokensBefore: observedTokens(b.entries) }),
+			),
 		);
 		const keptIndex = b.entries.findIndex((entry) => entry.id === second.result.firstKeptEntryId);
 		expect(keptIndex).toBeGreaterThan(b.entries.findIndex((entry) => entry.id === marker));
@@ -213,13 +223,15 @@ describe("buildFabricCompaction cut and budget", () => {
 	});
 });
 
-describe("buildFabricCompaction keeps the live work (issue 10)", () => {
+describe("buildDeterministicCompaction keeps the live work (issue 10)", () => {
 	it("/compact of pi-mono-before-compaction with keepRecentTokens 4,000 keeps its 51 KB `!find` raw", () => {
 		const branch = loadRealBranch(REAL_SESSIONS.beforeCompaction);
 		const last = branch.findLast((entry) => entry.type === "message");
 		expect(last?.type === "message" && last.message.role).toBe("bashExecution");
 		const outcome = compacted(
-			buildFabricCompaction(input(branch, { keepRecentTokens: 4_000, tokensBefore: observedTokens(branch, 4_000) })),
+			buildDeterministicCompaction(
+				input(branch, { keepRecentTokens: 4_000, tokensBefore: observedTokens(branch, 4_000) }),
+			),
 		);
 		// Before: no cut point at `!cmd`, keepRecentTokens as a ceiling: compact-all with firstKeptEntryId "".
 		expect(outcome.result.firstKeptEntryId).toBe(last?.id);
@@ -243,7 +255,7 @@ describe("buildFabricCompaction keeps the live work (issue 10)", () => {
 	});
 });
 
-describe("buildFabricCompaction on densely tokenized text", () => {
+describe("buildDeterministicCompaction on densely tokenized text", () => {
 	/** 60 Chinese turns: real tokenizers count about one token per character, Pi's estimate one per four. */
 	function denseSession(): { entries: SessionEntry[]; characters: number } {
 		const b = new SessionBuilder();
@@ -259,7 +271,7 @@ describe("buildFabricCompaction on densely tokenized text", () => {
 		it(`compacts on ${reason} with a closure-safe cut whose projection fits (tokensBefore ≈ 4 × estimate)`, () => {
 			const { entries, characters } = denseSession();
 			const outcome = compacted(
-				buildFabricCompaction(
+				buildDeterministicCompaction(
 					input(entries, {
 						reason,
 						tokensBefore: characters + 5_000,
@@ -279,12 +291,12 @@ describe("buildFabricCompaction on densely tokenized text", () => {
 			expect(outcome.result.firstKeptEntryId).toBe(entries[kept]?.id);
 			expect(closureSafeBoundaries(entries.length, toolCallSpans(entries))[kept]).toBe(true);
 			expect(outcome.qa.score).toBe(1);
-			expect(parseFabricDetails(outcome.result.details).ok).toBe(true);
+			expect(parseCompactionDetails(outcome.result.details).ok).toBe(true);
 		});
 	}
 });
 
-describe("buildFabricCompaction QA gate", () => {
+describe("buildDeterministicCompaction QA gate", () => {
 	it("cancels instead of persisting a summary QA scores below 1, naming a bounded list of failed probes", () => {
 		const compiled = compileSummary({ entries: toolSession(20).entries });
 		expect(qaCancellation(runQa(compiled.text, compiled.qa))).toBeUndefined();
@@ -305,7 +317,7 @@ describe("buildFabricCompaction QA gate", () => {
 	it("runs QA on every persisted summary", () => {
 		const branch = toolSession(30).entries;
 		const outcome = compacted(
-			buildFabricCompaction(input(branch, { keepRecentTokens: 2_000, tokensBefore: observedTokens(branch) })),
+			buildDeterministicCompaction(input(branch, { keepRecentTokens: 2_000, tokensBefore: observedTokens(branch) })),
 		);
 		expect(outcome.qa).toEqual(runQa(outcome.result.summary, outcome.compiled.qa));
 		expect(outcome.qa.score).toBe(1);
@@ -315,25 +327,29 @@ describe("buildFabricCompaction QA gate", () => {
 		const outcome = internalErrorCancel(new RangeError(`Maximum call stack size exceeded ${"x".repeat(5_000)}`));
 		expect(outcome).toMatchObject({ kind: "cancel", code: "internal-error" });
 		if (outcome.kind !== "cancel") return;
-		expect(outcome.message).toMatch(/^Fabric compaction cancelled: internal error \(RangeError: Maximum call stack/);
+		expect(outcome.message).toMatch(
+			/^Deterministic compaction cancelled: internal error \(RangeError: Maximum call stack/,
+		);
 		expect(utf8ByteLength(outcome.message)).toBeLessThanOrEqual(MAX_CANCEL_MESSAGE_BYTES);
 	});
 });
 
-describe("buildFabricCompaction instructions", () => {
+describe("buildDeterministicCompaction instructions", () => {
 	const branch = toolSession(30).entries;
 	const base = input(branch, { keepRecentTokens: 2_000, tokensBefore: observedTokens(branch) });
 
 	it("defers on the exact pi-vcc sentinel and only on it", () => {
-		expect(buildFabricCompaction({ ...base, customInstructions: PI_VCC_SENTINEL })).toEqual({
+		expect(buildDeterministicCompaction({ ...base, customInstructions: PI_VCC_SENTINEL })).toEqual({
 			kind: "defer",
 			why: "pi-vcc-sentinel",
 		});
-		expect(buildFabricCompaction({ ...base, customInstructions: ` ${PI_VCC_SENTINEL}` }).kind).toBe("compaction");
+		expect(buildDeterministicCompaction({ ...base, customInstructions: ` ${PI_VCC_SENTINEL}` }).kind).toBe(
+			"compaction",
+		);
 	});
 
 	it("renders plain instructions as the request block and records the plain policy", () => {
-		const outcome = compacted(buildFabricCompaction({ ...base, customInstructions: "Keep   the API notes" }));
+		const outcome = compacted(buildDeterministicCompaction({ ...base, customInstructions: "Keep   the API notes" }));
 		expect(outcome.result.summary).toContain(`${REQUEST_BLOCK_HEADER}\nInstructions: Keep the API notes`);
 		expect(outcome.result.details.instructionPolicy).toMatchObject({ mode: "plain", canonicalized: true });
 	});
@@ -341,13 +357,16 @@ describe("buildFabricCompaction instructions", () => {
 	it("renders a typed preserve request and counts its items", () => {
 		const encoded = encodePreserveRequest({ instructions: "focus", preserve: ["commit abc123", "flag X"] });
 		if (!encoded.ok) throw new Error("encoding failed");
-		const outcome = compacted(buildFabricCompaction({ ...base, customInstructions: encoded.text }));
+		const outcome = compacted(buildDeterministicCompaction({ ...base, customInstructions: encoded.text }));
 		expect(outcome.result.summary).toContain("- commit abc123");
 		expect(outcome.result.details.instructionPolicy).toMatchObject({ mode: "typed-v1", preserveCount: 2 });
 	});
 
 	it("cancels a malformed typed request with a bounded message naming the error code", () => {
-		const outcome = buildFabricCompaction({ ...base, customInstructions: `${COMPACT_REQUEST_PREFIX}{"version":1,` });
+		const outcome = buildDeterministicCompaction({
+			...base,
+			customInstructions: `${COMPACT_REQUEST_PREFIX}{"version":1,`,
+		});
 		expect(outcome).toMatchObject({ kind: "cancel", code: "instruction-rejected" });
 		if (outcome.kind !== "cancel") return;
 		expect(outcome.instructionError).toBeDefined();

@@ -12,9 +12,9 @@ import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import type { InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseBranchSummaryDetails } from "../../src/compaction/branch-details.ts";
-import { parseFabricDetails } from "../../src/compaction/details.ts";
-import { COMPACT_REQUEST_PREFIX, encodePreserveRequest } from "../../src/compaction/instructions.ts";
+import { parseBranchSummaryDetails } from "../../src/compaction/records/branch-details.ts";
+import { parseCompactionDetails } from "../../src/compaction/records/details.ts";
+import { COMPACT_REQUEST_PREFIX, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import piFold, { registerPiFold } from "../../src/index.ts";
 import { utf8ByteLength } from "../../src/text/utf8.ts";
 import {
@@ -118,7 +118,7 @@ describe("Fabric compaction in the CLI (RPC mode, loopback provider)", () => {
 		const summary = String(entry?.summary);
 		expect(utf8ByteLength(summary)).toBeLessThanOrEqual(MAX_SUMMARY_BYTES);
 		expect(summary).toContain("- release v1.2");
-		const parsed = parseFabricDetails(entry?.details);
+		const parsed = parseCompactionDetails(entry?.details);
 		expect(parsed).toMatchObject({ ok: true, version: 2 });
 		if (parsed.ok && parsed.version === 2) {
 			expect(parsed.details.instructionPolicy).toMatchObject({ mode: "typed-v1", preserveCount: 1 });
@@ -150,7 +150,7 @@ describe("Fabric compaction in the CLI (RPC mode, loopback provider)", () => {
 		const end = rpc.records.slice(since).find((record) => record.type === "compaction_end");
 		expect(end).toMatchObject({ reason: "overflow", aborted: false, willRetry: true });
 		const [entry] = compactionEntries(sandbox);
-		expect(parseFabricDetails(entry?.details)).toMatchObject({ ok: true, version: 2 });
+		expect(parseCompactionDetails(entry?.details)).toMatchObject({ ok: true, version: 2 });
 		const failedIndex = provider.requests.findIndex((request) => request.failure !== undefined);
 		const retried = provider.requests.slice(failedIndex + 1);
 		expect(retried).toHaveLength(1);
@@ -178,7 +178,7 @@ describe("Fabric compaction in the CLI (RPC mode, loopback provider)", () => {
 		// Pi's summarizer asked the loopback model, whose fallback answer is "ok".
 		expect(String(entry?.summary)).toMatch(/^ok\n/);
 		expect(entry?.fromHook).toBe(false);
-		expect(parseFabricDetails(entry?.details).ok).toBe(false);
+		expect(parseCompactionDetails(entry?.details).ok).toBe(false);
 		expect(entry?.details).toHaveProperty("readFiles");
 	});
 
@@ -311,7 +311,7 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 			},
 		]);
 		const result = await harness.session.compact();
-		expect(parseFabricDetails(result.details).ok).toBe(false);
+		expect(parseCompactionDetails(result.details).ok).toBe(false);
 		expect(result.summary).toMatch(/^ok\n/);
 	});
 

@@ -164,18 +164,12 @@ describe("rebrief and reboundary", () => {
 });
 
 describe("peek by entry address", () => {
-	it("reads one session entry's canonical bytes by id, @id or operation address", async () => {
+	it("reads one session entry's canonical bytes by id or @id, and refuses an operation it does not have", async () => {
 		const { entries, ids } = threeTurns();
 		const { ws } = workspace(entries);
 		const entry = entries.find((e) => e.id === ids.testResult) as SessionEntry;
 		const exact = new TextDecoder().decode(canonicalBytes(entry));
-		for (const id of [
-			ids.testResult,
-			`@${ids.testResult}`,
-			`${ids.testResult}/0`,
-			`${ids.testResult}/phase:1`,
-			`${ids.testResult}/call:c3`,
-		]) {
+		for (const id of [ids.testResult, `@${ids.testResult}`, `${ids.testResult}/call:c3`]) {
 			const result = await peekFold(ws(), id);
 			expect(result.ok).toBe(true);
 			expect(result.text.endsWith(exact)).toBe(true);
@@ -183,6 +177,9 @@ describe("peek by entry address", () => {
 			expect(result.change).toBeUndefined();
 		}
 		expect(await peekFold(ws(), "@nothere")).toMatchObject({ ok: false, code: "unknown-id" });
+		// An operation address names one nested fabric_exec operation; a plain tool result has none.
+		expect(await peekFold(ws(), `${ids.testResult}/0`)).toMatchObject({ ok: false, code: "unknown-operation" });
+		expect(await peekFold(ws(), `${ids.testResult}/phase:1`)).toMatchObject({ ok: false, code: "unknown-operation" });
 	});
 });
 

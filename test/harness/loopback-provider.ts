@@ -8,12 +8,17 @@
  * plays scripted replies (text, tool calls) as server-sent events, or scripted
  * provider errors (an HTTP status with an error body, e.g. a context overflow).
  * When the script runs out it answers with a short fixed text, or asks the
- * `respond` function (a scripted agent) when one is given. The rules
+ * `respond` function (a scripted agent) when one is given. Side requests of
+ * pi-fold's summarizer (its system prompt) never consume the script: `sideReply`
+ * answers them (default: a short fixed text; with `respond` and no
+ * `sideReply`, `respond` sees them like any request). The rules
  * themselves live in provider-rules.ts; this file is the thin adapter around them.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SUMMARIZER_PROMPT_START } from "../../src/fold/summarizer-prompt.ts";
+import { contentText } from "../../src/text/lines.ts";
 import {
 	canonicalPromptText,
 	estimateOutputTokens,
@@ -28,6 +33,17 @@ import { reportProblem } from "./tripwire.ts";
 
 /** Reply text when no script step is left. */
 export const LOOPBACK_FALLBACK_TEXT = "ok";
+/** Default answer to a summarizer side request: short, fact-free, accepted as a brief. */
+export const LOOPBACK_SIDE_TEXT = "The span's work was done; nothing is left open.";
+
+/** True for a request of pi-fold's summarizer: a system (or developer) message opening with its prompt. */
+export function isSummarizerRequest(body: WireRequestBody): boolean {
+	return body.messages.some(
+		(message) =>
+			(message.role === "system" || message.role === "developer") &&
+			contentText(message.content).startsWith(SUMMARIZER_PROMPT_START),
+	);
+}
 
 /** Characters per streamed content delta: small enough that Pi sees several deltas, fixed so runs repeat. */
 export const STREAM_DELTA_CHARS = 16;
@@ -99,6 +115,8 @@ export interface LoopbackProviderOptions {
 	respond?: (request: RecordedRequest) => ScriptedReply | ScriptedFailure;
 	/** Provider cache rounding (minimum prefix, block size); default: the ideal cache. */
 	cacheRules?: PromptCacheRules;
+	/** Answers summarizer side requests without touching the script. */
+	sideReply?: (request: RecordedRequest) => ScriptedReply | ScriptedFailure;
 }
 
 export interface LoopbackProvider {
@@ -188,7 +206,8 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			});
 			return;
 		}
-		const step = script.shift();
+		const sideReply = options.sideReply ?? (options.respond ? undefined : () => say(LOOPBACK_SIDE_TEXT));
+		const step = sideReply && isSummarizerRequest(body) ? sideReply : script.shift();
 		const fallback = options.respond ?? (() => say(LOOPBACK_FALLBACK_TEXT));
 		const played = step === undefined ? fallback(recorded) : typeof step === "function" ? step(recorded) : step;
 		if (isFailure(played)) {

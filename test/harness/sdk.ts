@@ -5,7 +5,9 @@
  * temp agent/cwd/session directories, in-memory settings, inline extension
  * factories, a UI context that records what extensions show, and a log of the
  * messages of every request the model received. The model's replies are a
- * script of faux assistant messages (see `reply` and `callTools`).
+ * script of faux assistant messages (see `reply` and `callTools`). Side
+ * requests of pi-fold's summarizer (recognised by its system prompt) never
+ * consume the script: `sideReply` answers them and `sideRequests` logs them.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -35,6 +37,8 @@ import {
 	SessionManager,
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
+import { SUMMARIZER_PROMPT_START } from "../../src/fold/summarizer-prompt.ts";
+import { contentText } from "../../src/text/lines.ts";
 import { type CapturedUi, captureUiContext, emptyCapture } from "./capture-ui.ts";
 import { providerVisibleDefects, reportProblem } from "./tripwire.ts";
 
@@ -43,6 +47,8 @@ export const FAUX_PROVIDER_ID = "faux";
 export const FAUX_MODEL_ID = "faux-1";
 /** Reply when no script step is left (the loopback provider's rule too), so unscripted summary calls succeed. */
 export const FAUX_FALLBACK_TEXT = "ok";
+/** Default answer to a summarizer side request: short, fact-free, accepted as a brief. */
+export const FAUX_SIDE_REPLY_TEXT = "The span's work was done; nothing is left open.";
 /** Default model window of the faux model (pi-ai's faux default). */
 export const FAUX_CONTEXT_WINDOW = 128_000;
 
@@ -66,6 +72,8 @@ export interface SdkHarnessOptions {
 	 */
 	ui?: "capture" | "none";
 	contextWindow?: number;
+	/** Answers each summarizer side request (default: FAUX_SIDE_REPLY_TEXT); a factory may delay or fail. */
+	sideReply?: (request: SdkRequest) => FauxResponseStep;
 }
 
 /** The messages of one request the faux model received (system prompt and tool declarations included). */
@@ -76,8 +84,10 @@ export interface SdkRequest {
 export interface SdkHarness {
 	session: AgentSession;
 	model: Model<string>;
-	/** Every request the model received, in order. */
+	/** Every request the model received, in order (summarizer side requests excluded). */
 	readonly requests: readonly SdkRequest[];
+	/** Summarizer side requests, in order. */
+	readonly sideRequests: readonly SdkRequest[];
 	/** What extensions showed through the UI (empty with `ui: "none"`). */
 	readonly ui: CapturedUi;
 	root: string;
@@ -116,10 +126,21 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 	for (const dir of [agentDir, cwd, sessionDir]) mkdirSync(dir, { recursive: true });
 
 	const requests: SdkRequest[] = [];
-	const faux = createFauxCore({
-		provider: FAUX_PROVIDER_ID,
-		models: [{ id: FAUX_MODEL_ID, contextWindow: options.contextWindow ?? FAUX_CONTEXT_WINDOW }],
-	});
+	const sideRequests: SdkRequest[] = [];
+	const models = [{ id: FAUX_MODEL_ID, contextWindow: options.contextWindow ?? FAUX_CONTEXT_WINDOW }];
+	const faux = createFauxCore({ provider: FAUX_PROVIDER_ID, models });
+	// A second core answers side requests, so they never take a scripted agent reply.
+	const side = createFauxCore({ provider: FAUX_PROVIDER_ID, models });
+	const sideReply = options.sideReply ?? (() => reply(FAUX_SIDE_REPLY_TEXT));
+	const isSide = (messages: readonly Message[]) =>
+		messages.some(
+			(message) => message.role === "system" && contentText(message.content).startsWith(SUMMARIZER_PROMPT_START),
+		);
+	const answerSide = (messages: Message[]): void => {
+		const request = { messages: structuredClone(messages) };
+		sideRequests.push(request);
+		side.appendResponses([sideReply(request)]);
+	};
 	faux.setResponses(options.script ?? []);
 	// Wrap the faux streams to record every request and to answer with the fallback once the script is used up.
 	const record = (messages: Message[]): void => {
@@ -133,10 +154,18 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 		models: faux.models,
 		api: {
 			stream: (model, context, streamOptions) => {
+				if (isSide(context.messages)) {
+					answerSide(context.messages);
+					return side.stream(model, context, streamOptions);
+				}
 				record(context.messages);
 				return faux.stream(model, context, streamOptions);
 			},
 			streamSimple: (model, context, streamOptions) => {
+				if (isSide(context.messages)) {
+					answerSide(context.messages);
+					return side.streamSimple(model, context, streamOptions);
+				}
 				record(context.messages);
 				return faux.streamSimple(model, context, streamOptions);
 			},
@@ -201,6 +230,7 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 		session,
 		model,
 		requests,
+		sideRequests,
 		ui,
 		root,
 		cwd,

@@ -1,8 +1,8 @@
 /**
- * Who produced a committed compaction: Fabric, another extension, or Pi.
+ * Who produced a committed compaction: the deterministic compactor, another extension, or Pi.
  *
  * Classification reads only structural fields of the compaction entry:
- * details tagged `compactor: "fabric"` are Fabric's own; any other result an
+ * details tagged `compactor: "fabric"` are the compactor's own; any other result an
  * extension supplied (`fromHook`) is "external"; everything else came from
  * Pi's summarizer. Before the first compaction on a branch the owner is
  * "none". Deriving it from the latest compaction entry of the active branch
@@ -10,8 +10,8 @@
  */
 
 import type { CompactionEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
-import { FABRIC_COMPACTOR } from "./details.ts";
-import { isPlainRecord } from "./record-guards.ts";
+import { DETAILS_COMPACTOR_TAG } from "../records/details.ts";
+import { isPlainRecord } from "../records/record-guards.ts";
 
 export type CompactionOwner = "none" | "fabric" | "external" | "pi";
 
@@ -20,7 +20,7 @@ export function compactionOwnerOf(
 	entry: Pick<CompactionEntry, "details" | "fromHook">,
 ): Exclude<CompactionOwner, "none"> {
 	if (isPlainRecord(entry.details) && Object.hasOwn(entry.details, "compactor")) {
-		if (entry.details.compactor === FABRIC_COMPACTOR) return "fabric";
+		if (entry.details.compactor === DETAILS_COMPACTOR_TAG) return "fabric";
 	}
 	return entry.fromHook === true ? "external" : "pi";
 }

@@ -1,5 +1,5 @@
 /**
- * Live cut and continuity budget: which entries Pi keeps raw after a Fabric
+ * Live cut and continuity budget: which entries Pi keeps raw after a deterministic
  * compaction. Pure functions over the active branch.
  *
  * Live window. The last compaction marker decides what Pi currently replays:
@@ -14,7 +14,7 @@
  * estimates over the current context; `fixedContextEstimate` (F, default 0) is
  * the structural estimate of context outside the entries (system prompt, tool
  * schemas) when known. Pi's `tokensBefore` (T) is one observation of the true
- * size. Fabric fits T = scale × (R + F): every structural estimate, entries and
+ * size. The compactor fits T = scale × (R + F): every structural estimate, entries and
  * fixed context alike, is off by the same tokenizer factor, so
  * - scale = T / (R + F), rounded up to a multiple of 1e-6, within
  *   [1e-6, MAX_TOKEN_SCALE];
@@ -62,10 +62,14 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { closureSafeBoundaries, toolCallSpans } from "../session/closure.ts";
-import type { BindingConstraint, FabricBudgetDetails } from "./details.ts";
-import { SUMMARY_MAX_BYTES } from "./render.ts";
-import { DEFAULT_TARGET_CONTEXT_RATIO, MAX_TARGET_CONTEXT_RATIO, MIN_TARGET_CONTEXT_RATIO } from "./settings.ts";
+import { closureSafeBoundaries, toolCallSpans } from "../../session/closure.ts";
+import type { BindingConstraint, ContinuityBudgetDetails } from "../records/details.ts";
+import {
+	DEFAULT_TARGET_CONTEXT_RATIO,
+	MAX_TARGET_CONTEXT_RATIO,
+	MIN_TARGET_CONTEXT_RATIO,
+} from "../settings/settings.ts";
+import { SUMMARY_MAX_BYTES } from "../summary/render.ts";
 
 /** Pi's structural heuristic: four characters per token; applied to UTF-8 bytes for the summary. */
 export const SUMMARY_BYTES_PER_TOKEN = 4;
@@ -96,7 +100,7 @@ export interface LiveCutOptions {
 	reserveTokens: number;
 	/** Pi's `compaction.keepRecentTokens`. */
 	keepRecentTokens: number;
-	/** Fabric's occupancy ceiling, bounded to the settings range. */
+	/** The compactor's occupancy ceiling, bounded to the settings range. */
 	targetContextRatio: number;
 	reason: CompactionReason;
 	/**
@@ -429,7 +433,7 @@ export function budgetDetails(
 	budget: ContinuityBudget,
 	summaryBytes: number,
 	summaryCharacters = summaryBytes,
-): FabricBudgetDetails {
+): ContinuityBudgetDetails {
 	return {
 		strategy: "continuity",
 		contextWindow: budget.contextWindow,

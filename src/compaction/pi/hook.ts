@@ -1,31 +1,36 @@
 /**
  * The deterministic compactor's Pi adapter: event registration, precedence,
- * user notices and per-session state. Every decision is delegated to a pure
- * module (compact-event.ts, branch.ts, repair.ts, trigger.ts, owner.ts);
- * settings are read at each use (settings-source.ts).
+ * user notices and per-session state (owner claim, back-off, last results)
+ * that the compaction API (api/controller.ts) reads. Every decision is
+ * delegated to a pure module (compact-event.ts, branch.ts, repair.ts,
+ * api/trigger.ts, api/owner.ts, api/carry.ts); settings are read at each use
+ * (settings/settings-source.ts) and their problems reported once per session.
  *
  * Precedence on `session_before_compact`:
- * 1. the exact `__pi_vcc__` instruction: Fabric returns nothing;
- * 2. engine "pi": Fabric returns nothing (Pi's summarizer or another handler);
- * 3. engine "fabric" (default): Fabric compacts and marks the event
+ * 1. the exact `__pi_vcc__` instruction: the compactor returns nothing;
+ * 2. an owner claim (api/claim.ts): nothing, before any threshold deferral;
+ * 3. engine "pi": nothing (Pi's summarizer or another handler);
+ * 4. engine "fabric" (default): the compactor compacts and marks the event
  *    `_fabricCompaction`, or cancels when it cannot produce a summary. A
  *    cancellation that would erase an earlier pi-vcc result (event marked
  *    `_piVccOverriding`) is not returned; a rejected typed request still
- *    cancels (fail closed).
+ *    cancels (fail closed). A `compact.cancel()` armed for a requested
+ *    compaction cancels it before anything is computed.
  * An unexpected exception inside the pure compactor never becomes an
  * extension error: it is a cancellation ("internal-error") like any other, so
  * the session keeps its uncompacted context and the user sees why.
  * The calibration's fixed-context estimate is the system prompt plus the
- * tools declared to the model (budget.ts attributes only that to fixed
+ * tools declared to the model (cut/budget.ts attributes only that to fixed
  * overhead; the rest of Pi's excess over the entries is tokenizer density).
  * Cancellation notices: a rejected typed request is always reported (error);
  * other manual and overflow cancellations warn; threshold ones, and those of
- * compactions Fabric itself triggered, stay quiet because they recur.
+ * compactions the compactor itself triggered, stay quiet because they recur,
+ * and a cancelled one backs off (api/trigger.ts) until the context grows.
  *
  * Pi runs `session_before_*` handlers in extension load order and keeps the
  * last non-cancelling result, so an extension loaded later can still replace
- * Fabric's result; `session_compact` then classifies the owner and warns once
- * per session.
+ * this result; `session_compact` then classifies the owner and warns once
+ * per session (never under an owner claim, which asked for exactly that).
  */
 
 import type {
@@ -37,46 +42,69 @@ import type {
 	SessionBeforeTreeResult,
 	SessionCompactEvent,
 } from "@earendil-works/pi-coding-agent";
-import { buildFabricBranchSummary } from "./branch.ts";
+import { latestCarry } from "../api/carry.ts";
+import { type ClaimResult, type OwnerClaimRequest, OwnerClaims } from "../api/claim.ts";
 import {
-	buildFabricCompaction,
-	type FabricCompactionOutcome,
+	COMPACTION_READY_CHANNEL,
+	type CompactorState,
+	createCompactionApi,
+	serveCompactionApi,
+} from "../api/controller.ts";
+import { compactionOwnerOf } from "../api/owner.ts";
+import {
+	type AutoTrigger,
+	autoTrigger,
+	backoffAfterCancel,
+	backoffHolds,
+	type PressureInput,
+	shouldDeferThreshold,
+	type TriggerBackoff,
+} from "../api/trigger.ts";
+import type { CompactionApi, CompactionStatus, LastAutoCompaction, LastCompactionResult } from "../api/types.ts";
+import { buildDeterministicBranchSummary } from "../branch.ts";
+import {
+	buildDeterministicCompaction,
+	type CompactionOutcome,
 	internalErrorCancel,
 	internalErrorMessage,
 	keptNote,
-} from "./compact-event.ts";
-import { PI_VCC_SENTINEL } from "./instructions.ts";
-import { compactionOwnerOf } from "./owner.ts";
-import { repairToolPairing } from "./repair.ts";
-import type { FabricCompactionSettings } from "./settings.ts";
+} from "../compact-event.ts";
+import {
+	COMPACTOR_CLAIM_MARKER,
+	DETERMINISTIC_ENGINE,
+	DETERMINISTIC_OWNER,
+	PI_VCC_OVERRIDE_MARKER,
+	PI_VCC_SENTINEL,
+} from "../records/wire.ts";
+import { registerSettingsCommands } from "../settings/command.ts";
+import { settingsNotice, settingsProblemLines } from "../settings/notices.ts";
+import type { CompactorSettings } from "../settings/settings.ts";
 import {
 	type CompactionOptions,
+	type CompactionSettingsSources,
 	NODE_SETTINGS_IO,
 	readCompactionSettings,
 	type SettingsFileIo,
-} from "./settings-source.ts";
-import { type AutoTrigger, autoTrigger, type PressureInput, shouldDeferThreshold } from "./trigger.ts";
+} from "../settings/settings-source.ts";
+import {
+	declaredToolsEstimate,
+	defaultLog,
+	fixedContextEstimateOf,
+	LOG_PREFIX,
+	notify,
+	systemPromptEstimate,
+} from "./host.ts";
+import { repairToolPairing } from "./repair.ts";
 
-export type { CompactionOptions } from "./settings-source.ts";
-
-/** Marker Fabric sets on a `session_before_compact` event it claimed. */
-export const FABRIC_CLAIM_MARKER = "_fabricCompaction";
-/** Marker an earlier pi-vcc handler sets when it supplied the result. */
-export const PI_VCC_OVERRIDE_MARKER = "_piVccOverriding";
-/** Pi's structural heuristic for context outside the entries (system prompt, tool declarations). */
-const CHARS_PER_TOKEN = 4;
-/** Prefix of log lines written when no UI is available. */
-export const LOG_PREFIX = "[pi-fold]";
-
-export type NoticeLevel = "warning" | "error";
-
-/** The last compaction Fabric triggered itself, for status readers. */
-export interface LastAutoCompaction {
-	trigger: AutoTrigger;
-	tokens: number;
-	contextWindow: number;
-	outcome: "pending" | "compacted" | "failed";
-}
+export type { LastAutoCompaction } from "../api/types.ts";
+export type { CompactionOptions } from "../settings/settings-source.ts";
+export {
+	declaredToolsEstimate,
+	LOG_PREFIX,
+	type NoticeLevel,
+	notify,
+} from "./host.ts";
+export { COMPACTOR_CLAIM_MARKER, PI_VCC_OVERRIDE_MARKER };
 
 export interface RegisterCompactionDeps {
 	/** Settings file access; tests substitute their own. */
@@ -89,69 +117,29 @@ export interface RegisterCompactionDeps {
 	toolsEstimate?: () => number | undefined;
 }
 
-/** Show a bounded notice: the UI when there is one, otherwise a log line. */
-export function notify(
-	ctx: Pick<ExtensionContext, "hasUI" | "ui">,
-	text: string,
-	level: NoticeLevel,
-	log: (line: string) => void,
-): void {
-	if (ctx.hasUI) ctx.ui.notify(text, level);
-	else log(`${LOG_PREFIX} ${level}: ${text}`);
-}
-
-function defaultLog(line: string): void {
-	process.stderr.write(`${line}\n`);
-}
-
-function systemPromptEstimate(ctx: ExtensionContext): number | undefined {
-	try {
-		return Math.ceil(ctx.getSystemPrompt().length / CHARS_PER_TOKEN);
-	} catch {
-		return undefined;
-	}
-}
-
-/**
- * Structural estimate of the tools declared to the model (the active set):
- * name, description and parameter schema as JSON, at Pi's heuristic. It is
- * fixed context a compaction cannot shrink, so the calibration must not read
- * it as tokenizer density. Undefined when the host cannot list tools.
- */
-export function declaredToolsEstimate(pi: Pick<ExtensionAPI, "getActiveTools" | "getAllTools">): number | undefined {
-	try {
-		const active = new Set(pi.getActiveTools());
-		let characters = 0;
-		for (const tool of pi.getAllTools()) {
-			if (!active.has(tool.name)) continue;
-			characters += JSON.stringify({
-				name: tool.name,
-				description: tool.description,
-				parameters: tool.parameters,
-			}).length;
-		}
-		return Math.ceil(characters / CHARS_PER_TOKEN);
-	} catch {
-		return undefined;
-	}
-}
-
-/** System prompt plus declared tools; undefined only when neither is known. */
-function fixedContextEstimateOf(promptTokens: number | undefined, toolTokens: number | undefined): number | undefined {
-	return promptTokens === undefined && toolTokens === undefined ? undefined : (promptTokens ?? 0) + (toolTokens ?? 0);
-}
-
 /** Per-registration state and the event handlers. Exported for tests that drive events directly. */
-export class CompactionHooks {
+export class CompactionHooks implements CompactorState {
+	/** Sessions that already saw their settings problems. */
+	private readonly settingsReported = new Set<string>();
 	/** Sessions that already saw the "another compactor won" warning. */
 	private readonly warnedSessions = new Set<string>();
-	/** Set when Fabric deliberately yielded the compaction in flight (pi-vcc). */
+	/** Set when the compactor deliberately yielded the compaction in flight (pi-vcc). */
 	private yielded = false;
-	/** A compaction Fabric triggered itself and has not seen finish. */
+	/** A compaction the compactor triggered itself and has not seen finish. */
 	private autoPending: AutoTrigger | undefined;
 	lastAuto: LastAutoCompaction | undefined;
+	lastResult: LastCompactionResult | undefined;
+	/** Set after a cancelled threshold compaction: the trigger waits for usage to grow. */
+	backoff: TriggerBackoff | undefined;
+	readonly claims = new OwnerClaims();
+	/** The `compact.*` API over this state; set by `registerCompaction`. */
+	api: CompactionApi | undefined;
+	/** A compaction requested through the API that has not reached `session_before_compact`. */
+	private requestPending = false;
+	/** `compact.cancel()` armed: the next compaction this compactor sees is cancelled. */
+	private cancelArmed = false;
 	private readonly options: unknown;
-	private readonly io: SettingsFileIo;
+	readonly io: SettingsFileIo;
 	private readonly log: (line: string) => void;
 	private readonly recallTool: string | undefined;
 	private readonly toolsEstimate: () => number | undefined;
@@ -165,25 +153,58 @@ export class CompactionHooks {
 	}
 
 	/** Effective settings for this use (options, then global, then trusted project file). */
-	settings(ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted">): FabricCompactionSettings {
-		return readCompactionSettings(ctx, this.options, this.io).settings.settings;
+	settings(ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted">): CompactorSettings {
+		return this.sources(ctx).settings.settings;
+	}
+
+	/** The whole read: settings, files and problems. */
+	sources(ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted">): CompactionSettingsSources {
+		return readCompactionSettings(ctx, this.options, this.io);
+	}
+
+	/** Settings problems reach the user once per session: a UI notice, or one log line without a UI. */
+	reportSettings(ctx: ExtensionContext): void {
+		const sessionId = ctx.sessionManager.getSessionId();
+		if (this.settingsReported.has(sessionId)) return;
+		const lines = settingsProblemLines(this.sources(ctx));
+		const notice = settingsNotice(lines);
+		if (!notice) return;
+		this.settingsReported.add(sessionId);
+		if (ctx.hasUI) ctx.ui.notify(notice, "warning");
+		else this.log(`${LOG_PREFIX} warning: ${notice.replace(/\n- /g, " | ").replace(/\n/g, " ")}`);
 	}
 
 	beforeCompact(event: SessionBeforeCompactEvent, ctx: ExtensionContext): SessionBeforeCompactResult | undefined {
 		this.yielded = false;
 		const auto = this.autoPending;
+		this.requestPending = false;
 		if (event.customInstructions === PI_VCC_SENTINEL) {
 			this.yielded = true;
-			return undefined;
+			return this.record(event.reason, { outcome: "yielded", code: "pi-vcc-sentinel" });
+		}
+		if (this.claims.held) {
+			// Under an owner claim the compactor neither compacts, cancels nor defers.
+			this.yielded = true;
+			return this.record(event.reason, { outcome: "yielded", code: "owner-claim" });
+		}
+		if (this.cancelArmed) {
+			this.cancelArmed = false;
+			this.record(event.reason, { outcome: "cancelled", code: "cancelled-by-api" });
+			return { cancel: true };
 		}
 		const settings = this.settings(ctx);
-		if (settings.engine === "pi") return undefined;
+		if (settings.engine === "pi") return this.record(event.reason, { outcome: "yielded", code: "engine-pi" });
 		const marked = event as unknown as Record<string, unknown>;
 		const piVccResult = marked[PI_VCC_OVERRIDE_MARKER] === true;
 		const quiet = event.reason === "threshold" || auto !== undefined;
 		const { preparation } = event;
 		const contextWindow = ctx.model?.contextWindow;
 
+		if (event.reason === "threshold" && auto === undefined && backoffHolds(this.backoff, preparation.tokensBefore)) {
+			// The last threshold compaction could not produce a summary at about this size; wait for growth.
+			if (piVccResult) this.yielded = true;
+			return piVccResult ? undefined : { cancel: true };
+		}
 		if (event.reason === "threshold" && auto === undefined) {
 			const pressure = this.pressure(ctx, settings, preparation.tokensBefore, contextWindow);
 			if (pressure && shouldDeferThreshold(pressure)) {
@@ -193,9 +214,9 @@ export class CompactionHooks {
 		}
 
 		const fixedContextEstimate = fixedContextEstimateOf(systemPromptEstimate(ctx), this.toolsEstimate());
-		let outcome: FabricCompactionOutcome;
+		let outcome: CompactionOutcome;
 		try {
-			outcome = buildFabricCompaction({
+			outcome = buildDeterministicCompaction({
 				branchEntries: event.branchEntries,
 				tokensBefore: preparation.tokensBefore,
 				reserveTokens: preparation.settings.reserveTokens,
@@ -206,9 +227,18 @@ export class CompactionHooks {
 				...(event.customInstructions !== undefined ? { customInstructions: event.customInstructions } : {}),
 				...(fixedContextEstimate !== undefined ? { fixedContextEstimate } : {}),
 				...(this.recallTool !== undefined ? { recallTool: this.recallTool } : {}),
+				carryForward: latestCarry(event.branchEntries),
 			});
 		} catch (error) {
 			outcome = internalErrorCancel(error);
+		}
+		if (outcome.kind === "cancel") {
+			this.record(event.reason, { outcome: "cancelled", code: outcome.code, message: outcome.message });
+			if ((event.reason === "threshold" || auto !== undefined) && outcome.code !== "instruction-rejected")
+				this.backoff = backoffAfterCancel(preparation.tokensBefore, contextWindow, outcome.code);
+		} else if (outcome.kind === "compaction") {
+			this.record(event.reason, { outcome: "compacted" });
+			this.backoff = undefined;
 		}
 		switch (outcome.kind) {
 			case "defer":
@@ -229,7 +259,7 @@ export class CompactionHooks {
 				if (!quiet) notify(ctx, outcome.message, "warning", this.log);
 				return { cancel: true };
 			case "compaction":
-				marked[FABRIC_CLAIM_MARKER] = true;
+				marked[COMPACTOR_CLAIM_MARKER] = true;
 				if (outcome.plan.compactAll && !quiet)
 					notify(ctx, keptNote(outcome.plan, event.branchEntries), "warning", this.log);
 				return { compaction: outcome.result };
@@ -238,10 +268,11 @@ export class CompactionHooks {
 
 	beforeTree(event: SessionBeforeTreeEvent, ctx: ExtensionContext): SessionBeforeTreeResult | undefined {
 		if (!event.preparation.userWantsSummary) return undefined;
+		if (this.claims.held?.branchSummary) return undefined;
 		if (this.settings(ctx).engine === "pi") return undefined;
-		let outcome: ReturnType<typeof buildFabricBranchSummary>;
+		let outcome: ReturnType<typeof buildDeterministicBranchSummary>;
 		try {
-			outcome = buildFabricBranchSummary(event.preparation, this.recallTool);
+			outcome = buildDeterministicBranchSummary(event.preparation, this.recallTool);
 		} catch (error) {
 			// Like compaction: an unexpected exception cancels with a bounded notice, never an extension error.
 			notify(ctx, internalErrorMessage("branch summary", error), "warning", this.log);
@@ -269,14 +300,14 @@ export class CompactionHooks {
 		this.yielded = false;
 		this.finishAuto("compacted");
 		const owner = compactionOwnerOf(event.compactionEntry);
-		if (owner === "fabric" || yielded || this.settings(ctx).engine !== "fabric") return;
+		if (owner === DETERMINISTIC_OWNER || yielded || this.settings(ctx).engine !== DETERMINISTIC_ENGINE) return;
 		const sessionId = ctx.sessionManager.getSessionId();
 		if (this.warnedSessions.has(sessionId)) return;
 		this.warnedSessions.add(sessionId);
 		const who = owner === "external" ? "another extension" : "Pi's own summarizer";
 		notify(
 			ctx,
-			`Fabric compaction is the configured engine, but ${who} produced this compaction. ` +
+			`The deterministic compactor (pi-fold) is the configured engine, but ${who} produced this compaction. ` +
 				'Load pi-fold after other compaction extensions, or set compaction.engine to "pi" to hand compaction over.',
 			"warning",
 			this.log,
@@ -290,15 +321,15 @@ export class CompactionHooks {
 
 	/** At a settled boundary: compact when a configured threshold or the headroom rule asks for it. */
 	settled(aborted: boolean, ctx: ExtensionContext): void {
-		if (aborted || this.autoPending !== undefined) return;
+		if (aborted || this.autoPending !== undefined || this.claims.held) return;
 		const settings = this.settings(ctx);
-		if (settings.engine !== "fabric") return;
+		if (settings.engine !== DETERMINISTIC_ENGINE) return;
 		const usage = ctx.getContextUsage();
 		if (!usage || usage.tokens === null) return;
 		if (ctx.sessionManager.getBranch().at(-1)?.type === "compaction") return;
 		const pressure = this.pressure(ctx, settings, usage.tokens, usage.contextWindow);
 		const trigger = pressure ? autoTrigger(pressure) : undefined;
-		if (!trigger) return;
+		if (!trigger || backoffHolds(this.backoff, usage.tokens)) return;
 		this.autoPending = trigger;
 		this.lastAuto = { trigger, tokens: usage.tokens, contextWindow: usage.contextWindow, outcome: "pending" };
 		ctx.compact({
@@ -310,6 +341,68 @@ export class CompactionHooks {
 	resetSession(): void {
 		this.yielded = false;
 		this.autoPending = undefined;
+		this.backoff = undefined;
+		this.requestPending = false;
+		this.cancelArmed = false;
+	}
+
+	/** Session shutdown: the owner claim ends with the session. */
+	shutdown(): void {
+		this.claims.releaseAll();
+		this.resetSession();
+	}
+
+	claim(request: OwnerClaimRequest): ClaimResult {
+		return this.claims.claim(request);
+	}
+
+	requested(): void {
+		this.requestPending = true;
+	}
+
+	cancelPending(): boolean {
+		if (!this.requestPending && this.autoPending === undefined) return false;
+		this.cancelArmed = true;
+		return true;
+	}
+
+	settingsBands(ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted">) {
+		return this.settings(ctx).pressureBands;
+	}
+
+	/** Engine, claim, last results and why the trigger waits, if it does. */
+	status(
+		ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted" | "getContextUsage">,
+	): Omit<CompactionStatus, "owner" | "carry"> {
+		const settings = this.settings(ctx);
+		const held = this.claims.held;
+		const usage = ctx.getContextUsage();
+		const tokens = usage?.tokens ?? undefined;
+		let waiting: CompactionStatus["waiting"];
+		if (held) waiting = { why: "owner-claim", holder: held.holder };
+		else if (settings.engine !== DETERMINISTIC_ENGINE) waiting = { why: "engine-pi" };
+		else if (this.backoff && (tokens === undefined || backoffHolds(this.backoff, tokens))) {
+			const b = this.backoff;
+			waiting = {
+				why: "backoff",
+				...b,
+				text:
+					`the last threshold compaction was cancelled (${b.cause}) at ${b.cancelledAtTokens} tokens; ` +
+					`automatic compaction waits until the context reaches ${b.resumeAtTokens} tokens`,
+			};
+		}
+		return {
+			engine: settings.engine,
+			...(held ? { claim: { holder: held.holder, branchSummary: held.branchSummary } } : {}),
+			...(this.lastAuto ? { lastAuto: this.lastAuto } : {}),
+			...(this.lastResult ? { lastResult: this.lastResult } : {}),
+			...(waiting ? { waiting } : {}),
+		};
+	}
+
+	private record(reason: SessionBeforeCompactEvent["reason"], result: Omit<LastCompactionResult, "reason">): undefined {
+		this.lastResult = { reason, ...result };
+		return undefined;
 	}
 
 	private finishAuto(outcome: "compacted" | "failed"): void {
@@ -320,7 +413,7 @@ export class CompactionHooks {
 
 	private pressure(
 		ctx: ExtensionContext,
-		settings: FabricCompactionSettings,
+		settings: CompactorSettings,
 		tokens: number,
 		contextWindow: number | undefined,
 	): PressureInput | undefined {
@@ -346,7 +439,16 @@ export function registerCompaction(
 	deps: RegisterCompactionDeps = {},
 ): CompactionHooks {
 	const hooks = new CompactionHooks(options, { toolsEstimate: () => declaredToolsEstimate(pi), ...deps });
-	pi.on("session_start", () => hooks.resetSession());
+	hooks.api = createCompactionApi(pi, hooks);
+	const api = hooks.api;
+	serveCompactionApi(pi.events, api);
+	registerSettingsCommands(pi, { io: hooks.io, read: (ctx) => hooks.sources(ctx) });
+	pi.on("session_start", (_event, ctx) => {
+		hooks.resetSession();
+		hooks.reportSettings(ctx);
+		pi.events.emit(COMPACTION_READY_CHANNEL, api);
+	});
+	pi.on("session_shutdown", () => hooks.shutdown());
 	pi.on("session_before_compact", (event, ctx) => hooks.beforeCompact(event, ctx));
 	pi.on("session_compact", (event, ctx) => hooks.afterCompact(event, ctx));
 	pi.on("session_compact_failed", () => hooks.compactFailed());

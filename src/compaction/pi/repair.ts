@@ -24,7 +24,7 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "@earendil-works/pi-ai";
-import { DROPPED_STOP_REASONS } from "../session/closure.ts";
+import { DROPPED_STOP_REASONS } from "../../session/closure.ts";
 
 /** Text of a synthetic result for a call that was never answered. */
 export const MISSING_RESULT_TEXT = "Tool result missing (repaired by Fabric)";

@@ -24,23 +24,23 @@
  * length) are shared, since the rendered form must be matched exactly.
  */
 
-import { FILE_ACTIONS, OUTER_FABRIC_TOOL } from "../session/facts.ts";
-import { utf8ByteLength } from "../text/utf8.ts";
-import { DIALOGUE_HEADER } from "./dialogue.ts";
-import { ANNOTATIONS_HEADER } from "./enrichers.ts";
-import type { NormalizedEvent } from "./events.ts";
+import { FILE_ACTIONS, OUTER_FABRIC_TOOL } from "../../session/facts.ts";
+import { utf8ByteLength } from "../../text/utf8.ts";
+import { isPlainRecord } from "../records/record-guards.ts";
+import { DIALOGUE_HEADER } from "../summary/dialogue.ts";
+import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
+import type { NormalizedEvent } from "../summary/events.ts";
 import {
 	ACTIVITY_HEADER,
 	HISTORICAL_HEADER,
 	STATUS_HEADER,
 	TRANSCRIPT_HEADER,
 	TURNS_HEADER,
-} from "./projections-activity.ts";
-import { FILES_HEADER, OUTSTANDING_HEADER } from "./projections-files.ts";
-import { isPlainRecord } from "./record-guards.ts";
-import { CARRY_FORWARD_HEADER, FOOTER_HEADER } from "./render.ts";
-import { ELLIPSIS, oneLine, renderAddress } from "./render-text.ts";
-import { REQUEST_BLOCK_HEADER } from "./request-render.ts";
+} from "../summary/projections-activity.ts";
+import { FILES_HEADER, OUTSTANDING_HEADER } from "../summary/projections-files.ts";
+import { CARRY_FORWARD_HEADER, FOOTER_HEADER } from "../summary/render.ts";
+import { ELLIPSIS, oneLine, renderAddress } from "../summary/render-text.ts";
+import { REQUEST_BLOCK_HEADER } from "../summary/request-render.ts";
 
 /**
  * Block ceilings from the spec's "Bounded sections" table (UTF-8 bytes,

@@ -16,21 +16,20 @@
  * own. The score is the fraction of probes that pass.
  */
 
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../text/utf8.ts";
-import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER, FINAL_ANSWER_LABEL } from "./dialogue.ts";
-import { ANNOTATIONS_HEADER } from "./enrichers.ts";
-import type { NormalizedEvent } from "./events.ts";
-import { projectSummary } from "./projections.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../text/utf8.ts";
+import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER, FINAL_ANSWER_LABEL } from "../summary/dialogue.ts";
+import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
+import type { NormalizedEvent } from "../summary/events.ts";
+import { projectSummary } from "../summary/projections.ts";
 import {
 	ACTIVITY_HEADER,
 	HISTORICAL_HEADER,
 	STATUS_HEADER,
 	TRANSCRIPT_HEADER,
 	TURNS_HEADER,
-} from "./projections-activity.ts";
-import { FILES_HEADER, OUTSTANDING_HEADER } from "./projections-files.ts";
-import { sampleIndices, type ViewBlock, type ViewGroup } from "./projections-model.ts";
-import { sourceProbes } from "./qa-source.ts";
+} from "../summary/projections-activity.ts";
+import { FILES_HEADER, OUTSTANDING_HEADER } from "../summary/projections-files.ts";
+import { sampleIndices, type ViewBlock, type ViewGroup } from "../summary/projections-model.ts";
 import {
 	CARRY_FORWARD_HEADER,
 	FOOTER_HEADER,
@@ -39,10 +38,11 @@ import {
 	renderCarryForward,
 	renderFooter,
 	SUMMARY_MAX_BYTES,
-} from "./render.ts";
-import { ITEM_PREFIX, omissionMarker, QA_FRAGMENT_BYTES } from "./render-fit.ts";
-import { renderAddress } from "./render-text.ts";
-import { REQUEST_BLOCK_HEADER } from "./request-render.ts";
+} from "../summary/render.ts";
+import { ITEM_PREFIX, omissionMarker, QA_FRAGMENT_BYTES } from "../summary/render-fit.ts";
+import { renderAddress } from "../summary/render-text.ts";
+import { REQUEST_BLOCK_HEADER } from "../summary/request-render.ts";
+import { sourceProbes } from "./qa-source.ts";
 
 export interface QaInput {
 	/** All normalized events: summarized prefix, then kept tail. */

@@ -16,7 +16,14 @@
  * `address` is exactly `${entryId}/${subordinal}`.
  */
 
-import { clipText, utf8ByteLength } from "../text/utf8.ts";
+import { clipText, utf8ByteLength } from "../../text/utf8.ts";
+import {
+	type BranchFactDraft,
+	type BranchFactV1,
+	type BranchFactV2,
+	FABRIC_EXECUTION_OUTCOMES,
+	type FabricExecutionOutcome,
+} from "./branch-fact-types.ts";
 import { type BranchFactBounds, boundFact } from "./branch-facts.ts";
 import {
 	isCount,
@@ -27,10 +34,12 @@ import {
 	own,
 	readBoundedJson,
 } from "./record-guards.ts";
+import type { SourceHashes } from "./source-hashes.ts";
+import { BRANCH_SUMMARY_KIND } from "./wire.ts";
 
-export const FABRIC_BRANCH_SUMMARY_KIND = "pi-fabric.branch-summary";
-export const FABRIC_BRANCH_SUMMARY_VERSION = 2;
-export const FABRIC_BRANCH_SUMMARY_VERSION_V1 = 1;
+export { BRANCH_SUMMARY_KIND };
+export const BRANCH_SUMMARY_VERSION = 2;
+export const BRANCH_SUMMARY_VERSION_V1 = 1;
 export const MAX_BRANCH_FACTS = 256;
 /** Envelope ceiling: UTF-8 bytes of its JSON serialization (128 KiB). */
 export const MAX_BRANCH_ENVELOPE_BYTES = 128 * 1024;
@@ -42,68 +51,18 @@ export const MAX_BRANCH_SECTIONS = 32;
 /** Rendered request text kept in the envelope, like the `[Compaction Request]` block. */
 export const MAX_BRANCH_REQUEST_BYTES = 3 * 1024;
 
-export type FabricExecutionOutcome = "succeeded" | "failed" | "aborted" | "timed_out";
-export const FABRIC_EXECUTION_OUTCOMES: readonly FabricExecutionOutcome[] = [
-	"succeeded",
-	"failed",
-	"aborted",
-	"timed_out",
-];
-
-interface BranchFactBase {
-	entryId: string;
-	subordinal: string;
-	/** Always `${entryId}/${subordinal}`. */
-	address: string;
-}
-
-export interface BranchUserFact extends BranchFactBase {
-	kind: "user";
-	text: string;
-}
-
-export interface BranchCustomMessageFact extends BranchFactBase {
-	kind: "customMessage";
-	customType: string;
-	text: string;
-	display: boolean;
-	details?: JsonValue;
-}
-
-export interface BranchPhaseFact extends BranchFactBase {
-	kind: "phase";
-	phase: string;
-}
-
-export interface BranchOperationFact extends BranchFactBase {
-	kind: "operation";
-	ref: string;
-	provider?: string;
-	action?: string;
-	tool: string;
-	args: { [key: string]: JsonValue };
-	outcome: FabricExecutionOutcome;
-	error?: string;
-	result?: JsonValue;
-}
-
-/** A completed named `fabric_exec` run (v2 only). */
-export interface BranchRunFact extends BranchFactBase {
-	kind: "fabricRun";
-	name: string;
-	description?: string;
-	outcome: FabricExecutionOutcome;
-}
-
-export type BranchFactV1 = BranchUserFact | BranchCustomMessageFact | BranchPhaseFact | BranchOperationFact;
-export type BranchFactV2 = BranchFactV1 | BranchRunFact;
-
-/** A fact before the builder derives its address. */
-export type BranchFactDraft = BranchFactV2 extends infer F
-	? F extends BranchFactV2
-		? Omit<F, "address">
-		: never
-	: never;
+export type {
+	BranchCustomMessageFact,
+	BranchFactDraft,
+	BranchFactV1,
+	BranchFactV2,
+	BranchOperationFact,
+	BranchPhaseFact,
+	BranchRunFact,
+	BranchUserFact,
+	FabricExecutionOutcome,
+} from "./branch-fact-types.ts";
+export { FABRIC_EXECUTION_OUTCOMES } from "./branch-fact-types.ts";
 
 export interface BranchSummarySource {
 	firstEntryId: string;
@@ -120,7 +79,7 @@ export interface BranchSummaryRequest {
 }
 
 export interface BranchSummaryDetailsV1 {
-	kind: typeof FABRIC_BRANCH_SUMMARY_KIND;
+	kind: typeof BRANCH_SUMMARY_KIND;
 	version: 1;
 	source: BranchSummarySource;
 	facts: BranchFactV1[];
@@ -130,13 +89,15 @@ export interface BranchSummaryDetailsV1 {
 }
 
 export interface BranchSummaryDetailsV2 {
-	kind: typeof FABRIC_BRANCH_SUMMARY_KIND;
+	kind: typeof BRANCH_SUMMARY_KIND;
 	version: 2;
 	source: BranchSummarySource & { oldLeafId: string | null };
 	facts: BranchFactV2[];
 	omittedFacts: number;
 	sections: string[];
 	request: BranchSummaryRequest;
+	/** Source hashes of the summarized entries, for checked recall (optional; older envelopes lack it). */
+	sourceHashes?: SourceHashes;
 }
 
 export type ParsedBranchSummaryDetails =
@@ -188,8 +149,8 @@ export function buildBranchSummaryDetails(input: BranchSummaryInput): BranchSumm
 	}
 	const request = clipText(input.request.text, MAX_BRANCH_REQUEST_BYTES);
 	const envelope: BranchSummaryDetailsV2 = {
-		kind: FABRIC_BRANCH_SUMMARY_KIND,
-		version: FABRIC_BRANCH_SUMMARY_VERSION,
+		kind: BRANCH_SUMMARY_KIND,
+		version: BRANCH_SUMMARY_VERSION,
 		source: { ...input.source },
 		facts: [],
 		omittedFacts: 0,
@@ -363,7 +324,7 @@ function readEnvelope(value: Record<string, unknown>, version: 1 | 2): ParsedBra
 		truncated: truncated as boolean,
 	};
 	const common = {
-		kind: FABRIC_BRANCH_SUMMARY_KIND as typeof FABRIC_BRANCH_SUMMARY_KIND,
+		kind: BRANCH_SUMMARY_KIND as typeof BRANCH_SUMMARY_KIND,
 		omittedFacts: omittedFacts as number,
 		sections: [...(sections as string[])],
 		request,
@@ -392,9 +353,9 @@ export function parseBranchSummaryDetails(value: unknown): ParsedBranchSummaryDe
 	try {
 		check(isPlainRecord(value), "details must be an object");
 		const record = value as Record<string, unknown>;
-		if (own(record, "kind") !== FABRIC_BRANCH_SUMMARY_KIND) return { ok: false, reason: "not a Fabric branch summary" };
+		if (own(record, "kind") !== BRANCH_SUMMARY_KIND) return { ok: false, reason: "not a Fabric branch summary" };
 		const version = own(record, "version");
-		if (version !== FABRIC_BRANCH_SUMMARY_VERSION_V1 && version !== FABRIC_BRANCH_SUMMARY_VERSION) {
+		if (version !== BRANCH_SUMMARY_VERSION_V1 && version !== BRANCH_SUMMARY_VERSION) {
 			return { ok: false, reason: "unknown branch-summary version" };
 		}
 		return readEnvelope(record, version);

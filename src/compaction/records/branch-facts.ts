@@ -10,8 +10,8 @@
  * not, and a fact whose arguments are not is left out.
  */
 
-import { clipText, utf8ByteLength } from "../text/utf8.ts";
-import type { BranchFactDraft, BranchFactV2, FabricExecutionOutcome } from "./branch-details.ts";
+import { clipText, utf8ByteLength } from "../../text/utf8.ts";
+import type { BranchFactDraft, BranchFactV2, FabricExecutionOutcome } from "./branch-fact-types.ts";
 import { isPlainRecord, type JsonBounds, type JsonValue, readBoundedJson } from "./record-guards.ts";
 
 export interface BranchFactBounds {

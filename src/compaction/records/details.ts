@@ -1,5 +1,5 @@
 /**
- * Compaction details v2: the typed record a Fabric compaction persists in
+ * Compaction details v2: the typed record a deterministic compaction persists in
  * `CompactionEntry.details`, its builder, and strict validators.
  *
  * Only the exact versions 1 and 2 with `compactor: "fabric"` are recognized.
@@ -17,12 +17,15 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { MAX_PRESERVE_ITEMS } from "./instructions.ts";
 import { isCount, isNonEmptyString, isPlainRecord, isStringArray, own } from "./record-guards.ts";
+import { readSourceHashes, type SourceHashes } from "./source-hashes.ts";
 
-export const FABRIC_COMPACTOR = "fabric";
-export const FABRIC_DETAILS_VERSION = 2;
-export const FABRIC_DETAILS_VERSION_V1 = 1;
+import { DETAILS_COMPACTOR_TAG } from "./wire.ts";
+
+export { DETAILS_COMPACTOR_TAG };
+export const DETAILS_VERSION = 2;
+export const DETAILS_VERSION_V1 = 1;
 /** Recall guidance recorded with the stable addresses: re-read source by entry-id range. */
-export const FABRIC_RECALL_POINTER = "session-entry-id-range";
+export const RECALL_POINTER = "session-entry-id-range";
 /** Most section headers a record may list (the summary has about a dozen blocks). */
 export const MAX_DETAILS_SECTIONS = 64;
 
@@ -51,7 +54,7 @@ export interface CompactionInstructionPolicy {
 }
 
 /** Per-projection omission counts plus the typed preserve and erased-thinking counts. */
-export interface FabricOmittedCounts {
+export interface DetailsOmittedCounts {
 	goal: number;
 	files: number;
 	/** Fabric activity omissions; absent on the oldest v2 records. */
@@ -76,7 +79,7 @@ export const BINDING_CONSTRAINTS: readonly BindingConstraint[] = ["continuity", 
  * Continuity budget numbers. New records use `strategy: "continuity"` and
  * carry every field; legacy `"adaptive"` records may lack the optional ones.
  */
-export interface FabricBudgetDetails {
+export interface ContinuityBudgetDetails {
 	strategy: "continuity" | "adaptive";
 	/** Effective window (after the overflow clamp). */
 	contextWindow: number;
@@ -126,28 +129,30 @@ export interface FabricCompactionDetailsV2 {
 		priorFabricV1: number;
 		priorFabricV2: number;
 	};
-	omittedCounts: FabricOmittedCounts;
+	omittedCounts: DetailsOmittedCounts;
 	instructionPolicy: CompactionInstructionPolicy;
 	stableAddresses: {
 		firstKeptEntryId: string;
 		cumulativeSourceRange: EntryRange;
-		recall: typeof FABRIC_RECALL_POINTER;
+		recall: typeof RECALL_POINTER;
 	};
 	/** Present only when continuity budgeting was active (model metadata known). */
-	budget?: FabricBudgetDetails;
+	budget?: ContinuityBudgetDetails;
 	/** Carry-forward block accounting, when that block was rendered. */
 	carry?: { count: number; renderedOmittedBytes: number };
+	/** Source hashes of the entries this compaction compacted (its live cut), for checked recall. Optional: older records lack it. */
+	sourceHashes?: SourceHashes;
 	/** Timestamp of the last summarized source entry. */
 	timestamp: string;
 }
 
-export type ParsedFabricDetails =
+export type ParsedCompactionDetails =
 	| { ok: true; version: 1; details: FabricCompactionDetailsV1 }
 	| { ok: true; version: 2; details: FabricCompactionDetailsV2 }
 	| { ok: false; reason: string };
 
 /** Everything a new v2 record needs; the builder adds the constant tags and derived addresses. */
-export interface FabricDetailsInput {
+export interface CompactionDetailsInput {
 	sections: readonly string[];
 	cumulativeSourceRange: EntryRange;
 	liveCutRange: EntryRange;
@@ -165,15 +170,16 @@ export interface FabricDetailsInput {
 	instructionPolicy: CompactionInstructionPolicy;
 	firstKeptEntryId: string;
 	timestamp: string;
-	budget?: FabricBudgetDetails;
+	budget?: ContinuityBudgetDetails;
 	carry?: { count: number; renderedOmittedBytes: number };
+	sourceHashes?: SourceHashes;
 }
 
-/** Assemble a v2 record. The result always passes `parseFabricDetails` when the input counts are valid. */
-export function buildFabricDetails(input: FabricDetailsInput): FabricCompactionDetailsV2 {
+/** Assemble a v2 record. The result always passes `parseCompactionDetails` when the input counts are valid. */
+export function buildCompactionDetails(input: CompactionDetailsInput): FabricCompactionDetailsV2 {
 	const details: FabricCompactionDetailsV2 = {
-		compactor: FABRIC_COMPACTOR,
-		version: FABRIC_DETAILS_VERSION,
+		compactor: DETAILS_COMPACTOR_TAG,
+		version: DETAILS_VERSION,
 		sections: [...input.sections],
 		coverage: { cumulativeSourceRange: { ...input.cumulativeSourceRange }, liveCutRange: { ...input.liveCutRange } },
 		counts: { ...input.counts },
@@ -192,16 +198,18 @@ export function buildFabricDetails(input: FabricDetailsInput): FabricCompactionD
 		stableAddresses: {
 			firstKeptEntryId: input.firstKeptEntryId,
 			cumulativeSourceRange: { ...input.cumulativeSourceRange },
-			recall: FABRIC_RECALL_POINTER,
+			recall: RECALL_POINTER,
 		},
 		timestamp: input.timestamp,
 	};
 	if (input.budget) details.budget = { ...input.budget };
 	if (input.carry) details.carry = { ...input.carry };
+	if (input.sourceHashes)
+		details.sourceHashes = { algorithm: input.sourceHashes.algorithm, entries: { ...input.sourceHashes.entries } };
 	return details;
 }
 
-/** Thrown by the readers below to report the first invalid field; caught in `parseFabricDetails`. */
+/** Thrown by the readers below to report the first invalid field; caught in `parseCompactionDetails`. */
 class Invalid {
 	readonly reason: string;
 	constructor(reason: string) {
@@ -259,8 +267,8 @@ function withOptional<T extends object>(target: T, extras: Record<string, unknow
 
 function readV1(source: Record<string, unknown>): FabricCompactionDetailsV1 {
 	return {
-		compactor: FABRIC_COMPACTOR,
-		version: FABRIC_DETAILS_VERSION_V1,
+		compactor: DETAILS_COMPACTOR_TAG,
+		version: DETAILS_VERSION_V1,
 		sections: sections(source),
 		summarizedEntryRange: range(own(source, "summarizedEntryRange"), "summarizedEntryRange"),
 		sourceEntryCount: count(source, "sourceEntryCount", "details"),
@@ -269,10 +277,10 @@ function readV1(source: Record<string, unknown>): FabricCompactionDetailsV1 {
 	};
 }
 
-function readOmitted(value: unknown): FabricOmittedCounts {
+function readOmitted(value: unknown): DetailsOmittedCounts {
 	const path = "omittedCounts";
 	const source = record(value, path);
-	const counts: FabricOmittedCounts = {
+	const counts: DetailsOmittedCounts = {
 		goal: count(source, "goal", path),
 		files: count(source, "files", path),
 		outstanding: count(source, "outstanding", path),
@@ -314,15 +322,15 @@ function readPolicy(value: unknown): CompactionInstructionPolicy {
 	return withOptional(policy, { decoderTruncated, renderedOmittedBytes });
 }
 
-function readBudget(value: unknown): FabricBudgetDetails {
+function readBudget(value: unknown): ContinuityBudgetDetails {
 	const path = "budget";
 	const source = record(value, path);
 	const strategy = own(source, "strategy");
 	need(strategy === "continuity" || strategy === "adaptive", 0, `${path}.strategy must be "continuity" or "adaptive"`);
 	const ratio = own(source, "targetContextRatio");
 	const scale = own(source, "tokenScale");
-	const budget: FabricBudgetDetails = {
-		strategy: strategy as FabricBudgetDetails["strategy"],
+	const budget: ContinuityBudgetDetails = {
+		strategy: strategy as ContinuityBudgetDetails["strategy"],
 		contextWindow: count(source, "contextWindow", path),
 		targetContextRatio: need(
 			typeof ratio === "number" && ratio > 0 && ratio <= 1,
@@ -367,10 +375,10 @@ function readV2(source: Record<string, unknown>): FabricCompactionDetailsV2 {
 	const coverage = record(own(source, "coverage"), "coverage");
 	const counts = record(own(source, "counts"), "counts");
 	const addresses = record(own(source, "stableAddresses"), "stableAddresses");
-	need(own(addresses, "recall") === FABRIC_RECALL_POINTER, 0, "stableAddresses.recall is not a known pointer");
+	need(own(addresses, "recall") === RECALL_POINTER, 0, "stableAddresses.recall is not a known pointer");
 	const details: FabricCompactionDetailsV2 = {
-		compactor: FABRIC_COMPACTOR,
-		version: FABRIC_DETAILS_VERSION,
+		compactor: DETAILS_COMPACTOR_TAG,
+		version: DETAILS_VERSION,
 		sections: sections(source),
 		coverage: {
 			cumulativeSourceRange: range(own(coverage, "cumulativeSourceRange"), "coverage.cumulativeSourceRange"),
@@ -389,7 +397,7 @@ function readV2(source: Record<string, unknown>): FabricCompactionDetailsV2 {
 		stableAddresses: {
 			firstKeptEntryId: text(addresses, "firstKeptEntryId", "stableAddresses", false),
 			cumulativeSourceRange: range(own(addresses, "cumulativeSourceRange"), "stableAddresses.cumulativeSourceRange"),
-			recall: FABRIC_RECALL_POINTER,
+			recall: RECALL_POINTER,
 		},
 		timestamp: text(source, "timestamp", "details", true),
 	};
@@ -402,6 +410,12 @@ function readV2(source: Record<string, unknown>): FabricCompactionDetailsV2 {
 			renderedOmittedBytes: count(carryRecord, "renderedOmittedBytes", "carry"),
 		};
 	}
+	const hashes = own(source, "sourceHashes");
+	if (hashes !== undefined) {
+		const read = readSourceHashes(hashes);
+		need(read !== undefined, 0, "sourceHashes is malformed");
+		if (read) details.sourceHashes = read;
+	}
 	return details;
 }
 
@@ -410,13 +424,14 @@ function readV2(source: Record<string, unknown>): FabricCompactionDetailsV2 {
  * `compactor: "fabric"` with `version` 1 or 2; anything else is `ok: false`.
  * Never throws.
  */
-export function parseFabricDetails(value: unknown): ParsedFabricDetails {
+export function parseCompactionDetails(value: unknown): ParsedCompactionDetails {
 	try {
 		const source = record(value, "details");
-		if (own(source, "compactor") !== FABRIC_COMPACTOR) return { ok: false, reason: "not a Fabric compaction record" };
+		if (own(source, "compactor") !== DETAILS_COMPACTOR_TAG)
+			return { ok: false, reason: "not a Fabric compaction record" };
 		const version = own(source, "version");
-		if (version === FABRIC_DETAILS_VERSION_V1) return { ok: true, version: 1, details: readV1(source) };
-		if (version === FABRIC_DETAILS_VERSION) return { ok: true, version: 2, details: readV2(source) };
+		if (version === DETAILS_VERSION_V1) return { ok: true, version: 1, details: readV1(source) };
+		if (version === DETAILS_VERSION) return { ok: true, version: 2, details: readV2(source) };
 		return { ok: false, reason: "unknown Fabric details version" };
 	} catch (error) {
 		if (error instanceof Invalid) return { ok: false, reason: error.reason };
@@ -426,12 +441,12 @@ export function parseFabricDetails(value: unknown): ParsedFabricDetails {
 
 /** The recognized Fabric details version, or undefined. */
 export function fabricDetailsVersion(value: unknown): 1 | 2 | undefined {
-	const parsed = parseFabricDetails(value);
+	const parsed = parseCompactionDetails(value);
 	return parsed.ok ? parsed.version : undefined;
 }
 
 /** Count compaction entries whose details are recognized Fabric v1 or v2 records. */
-export function countPriorFabricMarkers(entries: readonly SessionEntry[]): {
+export function countPriorCompactorMarkers(entries: readonly SessionEntry[]): {
 	priorFabricV1: number;
 	priorFabricV2: number;
 } {

@@ -31,8 +31,9 @@
  * Branch-summary envelopes are validated by `branch-details.ts`.
  */
 
-import { utf8ByteLength } from "../text/utf8.ts";
-import { FABRIC_OUTCOMES, type FabricOutcome } from "./events.ts";
+import { utf8ByteLength } from "../../text/utf8.ts";
+import { FABRIC_OUTCOMES, type FabricOutcome } from "../summary/events.ts";
+import { oneLine, shrinkText } from "../summary/render-text.ts";
 import {
 	isCount,
 	isPlainRecord,
@@ -41,7 +42,6 @@ import {
 	type JsonValue,
 	readBoundedJson,
 } from "./record-guards.ts";
-import { oneLine, shrinkText } from "./render-text.ts";
 
 /** Tool name of the outer Fabric execution tool. */
 export const FABRIC_EXEC_TOOL_NAME = "fabric_exec";

@@ -14,15 +14,12 @@
  * being rendered as instructions.
  */
 
-import { clipText, codePointLength, toWellFormedUtf16, utf8ByteLength } from "../text/utf8.ts";
+import { clipText, codePointLength, toWellFormedUtf16, utf8ByteLength } from "../../text/utf8.ts";
 import { decodeBoundedJson, type JsonDecodeErrorCode, type JsonNode } from "./json-decoder.ts";
 
-/** Exact routing sentinel that hands compaction to pi-vcc. */
-export const PI_VCC_SENTINEL = "__pi_vcc__";
-/** Reserved namespace of the typed compaction request protocol. */
-export const COMPACT_REQUEST_NAMESPACE = "__pi_fabric_compact_request_";
-/** Exact prefix of a typed v1 request (the wire form pi-fabric uses); the strict JSON object follows immediately. */
-export const COMPACT_REQUEST_PREFIX = `${COMPACT_REQUEST_NAMESPACE}v1__:`;
+import { COMPACT_REQUEST_NAMESPACE, COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "./wire.ts";
+
+export { COMPACT_REQUEST_NAMESPACE, COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL };
 /** The only protocol version this decoder accepts (`"version": 1`, written exactly as `1`). */
 export const COMPACT_REQUEST_VERSION = 1;
 /** Limit on the whole typed source (prefix plus JSON) in UTF-8 bytes, checked before parsing. */

@@ -16,7 +16,7 @@
  * Callers bound the source length before calling.
  */
 
-import { isHighSurrogate, isLowSurrogate } from "../text/utf8.ts";
+import { isHighSurrogate, isLowSurrogate } from "../../text/utf8.ts";
 
 /** A decoded JSON value. Object members keep source order. */
 export type JsonNode =

@@ -1,5 +1,5 @@
 /**
- * Where Fabric's compaction settings come from, read at use time.
+ * Where the compactor's settings come from, read at use time.
  *
  * Three layers, later ones winning key by key:
  * 1. the `options` a host passed to `registerCompaction` (defaults for this
@@ -17,10 +17,10 @@
  * every compaction reads the files afresh, so edits apply without a reload.
  */
 
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CONFIG_DIR_NAME, getAgentDir } from "@earendil-works/pi-coding-agent";
-import { isPlainRecord } from "./record-guards.ts";
+import { isPlainRecord } from "../records/record-guards.ts";
 import {
 	type CompactionEngine,
 	type PressureBands,
@@ -30,7 +30,7 @@ import {
 
 /** File name of Pi's settings file, in the agent dir and in `<cwd>/.pi/`. */
 export const SETTINGS_FILE_NAME = "settings.json";
-/** The settings section Fabric reads (shared with Pi's own compaction keys). */
+/** The settings section the compactor reads (shared with Pi's own compaction keys). */
 export const COMPACTION_SECTION = "compaction";
 
 /**
@@ -66,6 +66,8 @@ export interface CompactionSettingsSources {
 	settings: ResolvedCompactionSettings;
 	/** Files that were read (existing and parsed), in merge order. */
 	files: string[];
+	/** The raw `compaction` section of each read file, in merge order (for naming a file's own problems). */
+	layers: { path: string; section: unknown }[];
 	problems: SettingsSourceProblem[];
 }
 
@@ -79,6 +81,8 @@ export interface SettingsFileIo {
 	agentDir(): string;
 	/** File text, or undefined when the file does not exist. Throws for other failures. */
 	readText(path: string): string | undefined;
+	/** Replace a file's text (the settings dialog persists through it); absent: the dialog cannot save. */
+	writeText?(path: string, text: string): void;
 }
 
 export const NODE_SETTINGS_IO: SettingsFileIo = {
@@ -90,6 +94,13 @@ export const NODE_SETTINGS_IO: SettingsFileIo = {
 			if ((error as { code?: unknown }).code === "ENOENT") return undefined;
 			throw error;
 		}
+	},
+	writeText: (path, text) => {
+		// Temp file then rename, so Pi never reads a half-written settings file.
+		mkdirSync(dirname(path), { recursive: true });
+		const temp = `${path}.${process.pid}.tmp`;
+		writeFileSync(temp, text);
+		renameSync(temp, path);
 	},
 };
 
@@ -138,6 +149,7 @@ export function readCompactionSettings(
 ): CompactionSettingsSources {
 	const problems: SettingsSourceProblem[] = [];
 	const files: string[] = [];
+	const fileLayers: CompactionSettingsSources["layers"] = [];
 	const layers: unknown[] = [options];
 	const paths = [join(io.agentDir(), SETTINGS_FILE_NAME)];
 	if (context.isProjectTrusted()) paths.push(join(context.cwd, CONFIG_DIR_NAME, SETTINGS_FILE_NAME));
@@ -145,7 +157,13 @@ export function readCompactionSettings(
 		const section = readSection(path, io, problems);
 		if (section === undefined) continue;
 		files.push(path);
+		fileLayers.push({ path, section });
 		layers.push(section);
 	}
-	return { settings: resolveCompactionSettings(mergeCompactionSections(layers)), files, problems };
+	return {
+		settings: resolveCompactionSettings(mergeCompactionSections(layers)),
+		files,
+		layers: fileLayers,
+		problems,
+	};
 }

@@ -9,7 +9,7 @@
  * Pi's default so the continuity budget has one source of settings.
  */
 
-import { isPlainRecord } from "./record-guards.ts";
+import { isPlainRecord } from "../records/record-guards.ts";
 
 export type CompactionEngine = "fabric" | "pi";
 
@@ -39,7 +39,7 @@ export interface PressureBands {
 	urgent: number;
 }
 
-export interface FabricCompactionSettings {
+export interface CompactorSettings {
 	engine: CompactionEngine;
 	targetContextRatio: number;
 	/** Percent thresholds by canonical `provider/model` key. */
@@ -63,12 +63,12 @@ export interface SettingsAdjustment {
 }
 
 export interface ResolvedCompactionSettings {
-	settings: FabricCompactionSettings;
+	settings: CompactorSettings;
 	adjustments: SettingsAdjustment[];
 }
 
 /** A fresh copy of the defaults. */
-export function defaultCompactionSettings(): FabricCompactionSettings {
+export function defaultCompactionSettings(): CompactorSettings {
 	return {
 		engine: DEFAULT_ENGINE,
 		targetContextRatio: DEFAULT_TARGET_CONTEXT_RATIO,
@@ -148,7 +148,7 @@ export function resolveCompactionSettings(raw: unknown): ResolvedCompactionSetti
 
 type Note = (path: string, action: SettingsAction, reason: string) => void;
 
-function readEngine(value: unknown, settings: FabricCompactionSettings, note: Note): void {
+function readEngine(value: unknown, settings: CompactorSettings, note: Note): void {
 	if (value === undefined) return;
 	if (value === "fabric" || value === "pi") settings.engine = value;
 	else note("engine", "defaulted", 'must be "fabric" or "pi"');
@@ -227,7 +227,7 @@ function readPressureBands(value: unknown, note: Note): PressureBands {
 /** Which configured threshold applies to a model: a token threshold wins over a percent one. */
 export type ModelThreshold = { kind: "tokens"; tokens: number } | { kind: "ratio"; ratio: number };
 
-export function thresholdForModel(settings: FabricCompactionSettings, modelKey: string): ModelThreshold | undefined {
+export function thresholdForModel(settings: CompactorSettings, modelKey: string): ModelThreshold | undefined {
 	if (Object.hasOwn(settings.tokenThresholds, modelKey)) {
 		const tokens = settings.tokenThresholds[modelKey];
 		if (tokens !== undefined) return { kind: "tokens", tokens };

@@ -11,11 +11,11 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { QaInput } from "../qa/qa.ts";
 import { BUILT_IN_ENRICHERS, type CompactionEnricher, runEnrichers } from "./enrichers.ts";
 import type { NormalizationCounts } from "./events.ts";
 import { normalizeBranch } from "./normalize.ts";
 import { projectSummary } from "./projections.ts";
-import type { QaInput } from "./qa.ts";
 import { type FooterInput, type OmittedCounts, renderSummary } from "./render.ts";
 
 export interface CompileSummaryInput {
@@ -27,7 +27,7 @@ export interface CompileSummaryInput {
 	requestBlock?: string;
 	/** Persistent carry-forward items, rendered under `[Carry Forward]`. */
 	carryForward?: readonly string[];
-	/** Optional deterministic enrichers; Fabric ships none. */
+	/** Optional deterministic enrichers; the package ships none. */
 	enrichers?: readonly CompactionEnricher[];
 	/** Tool the footer names for exact recall (`peek` by entry id). Default: DEFAULT_RECALL_TOOL. */
 	recallTool?: string;

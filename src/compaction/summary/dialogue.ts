@@ -21,7 +21,7 @@
  * keeps its head and tail around an explicit omitted-byte marker.
  */
 
-import { utf8ByteLength } from "../text/utf8.ts";
+import { utf8ByteLength } from "../../text/utf8.ts";
 import type { AssistantEvent, NormalizedEvent, UserEvent } from "./events.ts";
 import { excerptMiddle, multiLine, renderAddress } from "./render-text.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Extension point for deterministic optional annotations. Fabric ships none.
+ * Extension point for deterministic optional annotations. the package ships none.
  *
  * An enricher is a pure function of the normalized summarized events. Its
  * annotations must point at an address those events carry (entry id or
@@ -37,7 +37,7 @@ export interface CompactionEnricher {
 	annotate(view: EnricherView): readonly EnricherAnnotation[];
 }
 
-/** Fabric's built-in enrichers: deliberately none. */
+/** The built-in enrichers: deliberately none. */
 export const BUILT_IN_ENRICHERS: readonly CompactionEnricher[] = [];
 
 export interface EnrichmentResult {

@@ -10,8 +10,8 @@
  * failure facts; their nested operations do.
  */
 
-import { FILE_KINDS, type FileKind, failureRecords, fileTouchesByKind } from "../session/facts.ts";
-import { utf8ByteLength } from "../text/utf8.ts";
+import { FILE_KINDS, type FileKind, failureRecords, fileTouchesByKind } from "../../session/facts.ts";
+import { utf8ByteLength } from "../../text/utf8.ts";
 import type { NormalizedEvent } from "./events.ts";
 import {
 	FILE_LIMIT_PER_KIND,
@@ -37,7 +37,7 @@ export {
 	type Operation,
 	operationsOf,
 	SHELL_ACTIONS,
-} from "../session/facts.ts";
+} from "../../session/facts.ts";
 
 export const FILES_HEADER = "[Files And Changes]";
 export const OUTSTANDING_HEADER = "[Outstanding Context]";

@@ -10,7 +10,7 @@
  * result is deterministic for identical blocks and budgets.
  */
 
-import { utf8ByteLength } from "../text/utf8.ts";
+import { utf8ByteLength } from "../../text/utf8.ts";
 import {
 	type OmissionKey,
 	type Sample,

@@ -7,8 +7,8 @@
  * from one place.
  */
 
-import { boundedOneLine } from "../text/lines.ts";
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../text/utf8.ts";
+import { boundedOneLine } from "../../text/lines.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../text/utf8.ts";
 
 export {
 	boundedOneLine,
@@ -19,7 +19,7 @@ export {
 	oneLine,
 	sanitizeText,
 	shrinkText,
-} from "../text/lines.ts";
+} from "../../text/lines.ts";
 
 /** Rendered entry ids and nested addresses are cut to this many UTF-8 bytes (after the `@`). */
 export const ADDRESS_MAX_BYTES = 128;

@@ -17,7 +17,7 @@
  * survive. Identical input gives identical bytes.
  */
 
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../text/utf8.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../text/utf8.ts";
 import type { RenderedDialogue } from "./dialogue.ts";
 import { type BlockKey, blockHasContent, type OmissionKey, type ViewBlock } from "./projections-model.ts";
 import { clipLines, type FittedBlock, fitBlock, minimalBlock } from "./render-fit.ts";

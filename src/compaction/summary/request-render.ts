@@ -13,9 +13,9 @@
  * always carries a marker. Rendering loss is reported apart from decoder loss.
  */
 
-import { utf8ByteLength } from "../text/utf8.ts";
-import type { CompactionInstructionPolicy } from "./details.ts";
-import type { CompactionRequest, DecodedInstructions } from "./instructions.ts";
+import { utf8ByteLength } from "../../text/utf8.ts";
+import type { CompactionInstructionPolicy } from "../records/details.ts";
+import type { CompactionRequest, DecodedInstructions } from "../records/instructions.ts";
 
 /** Header line of the block. */
 export const REQUEST_BLOCK_HEADER = "[Compaction Request]";
@@ -153,7 +153,7 @@ export function renderCompactionRequestBlock(request: CompactionRequest | undefi
 
 /**
  * Instruction policy for compaction details. The pi-vcc sentinel never reaches
- * a Fabric summary, so it is recorded as "none".
+ * a deterministic summary, so it is recorded as "none".
  */
 export function compactionInstructionPolicy(
 	decoded: Extract<DecodedInstructions, { ok: true }>,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compactionOwnerOf, latestCompactionOwner } from "../../src/compaction/owner.ts";
-import { SessionBuilder } from "../fixtures/compaction-events.ts";
+import { compactionOwnerOf, latestCompactionOwner } from "../../../src/compaction/api/owner.ts";
+import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 
 describe("compaction owner", () => {
 	it("classifies Fabric details, other extension results and Pi's summarizer", () => {

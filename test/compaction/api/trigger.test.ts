@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { defaultCompactionSettings } from "../../src/compaction/settings.ts";
 import {
 	autoTrigger,
 	modelThresholdTokens,
 	type PressureInput,
 	shouldDeferThreshold,
-} from "../../src/compaction/trigger.ts";
+} from "../../../src/compaction/api/trigger.ts";
+import { defaultCompactionSettings } from "../../../src/compaction/settings/settings.ts";
 
 const MODEL = { provider: "test", id: "m" };
 

@@ -17,10 +17,10 @@ import {
 	summaryReserveTokens,
 	summaryTokensForBytes,
 	TOKEN_SCALE_DENOMINATOR,
-} from "../../src/compaction/budget.ts";
-import { SUMMARY_MAX_BYTES } from "../../src/compaction/render.ts";
-import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
-import { CompactionBranch, generatedBranch, uniformBranch } from "../fixtures/compaction-budget.ts";
+} from "../../../src/compaction/cut/budget.ts";
+import { SUMMARY_MAX_BYTES } from "../../../src/compaction/summary/render.ts";
+import { closureSafeBoundaries, toolCallSpans } from "../../../src/session/closure.ts";
+import { CompactionBranch, generatedBranch, uniformBranch } from "../../fixtures/compaction-budget.ts";
 
 /**
  * Options for `planLiveCut`. Unless a test states `fixedContextEstimate`, the

@@ -4,17 +4,17 @@ import type {
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { projectionEstimator } from "../../src/compaction/compact-event.ts";
-import { parseFabricDetails } from "../../src/compaction/details.ts";
+import { projectionEstimator } from "../../../src/compaction/compact-event.ts";
 import {
-	FABRIC_CLAIM_MARKER,
+	COMPACTOR_CLAIM_MARKER,
 	LOG_PREFIX,
 	PI_VCC_OVERRIDE_MARKER,
 	type RegisterCompactionDeps,
 	registerCompaction,
-} from "../../src/compaction/hook.ts";
-import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../src/compaction/instructions.ts";
-import { activeBranch, loadRealBranch, REAL_SESSIONS, SessionBuilder } from "../fixtures/compaction-events.ts";
+} from "../../../src/compaction/pi/hook.ts";
+import { parseCompactionDetails } from "../../../src/compaction/records/details.ts";
+import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../../src/compaction/records/instructions.ts";
+import { activeBranch, loadRealBranch, REAL_SESSIONS, SessionBuilder } from "../../fixtures/compaction-events.ts";
 import {
 	type CompactEventOptions,
 	type ContextOptions,
@@ -28,7 +28,7 @@ import {
 	RecordingPi,
 	TEST_MODEL,
 	treeEvent,
-} from "../fixtures/compaction-host.ts";
+} from "../../fixtures/compaction-host.ts";
 
 /** Turns with bulky tool output, so a Fabric summary fits well inside the observed size. */
 function toolBranch(turns = 30): SessionEntry[] {
@@ -91,6 +91,7 @@ describe("registerCompaction", () => {
 			"session_before_tree",
 			"session_compact",
 			"session_compact_failed",
+			"session_shutdown",
 			"session_start",
 		]);
 	});
@@ -102,7 +103,7 @@ describe("session_before_compact on a real session log", () => {
 		const { pi } = setup();
 		const { result } = await compact(pi, { branch, tokensBefore: 160_000, keepRecentTokens: 20_000 });
 		const compaction = result?.compaction;
-		const parsed = parseFabricDetails(JSON.parse(JSON.stringify(compaction?.details)));
+		const parsed = parseCompactionDetails(JSON.parse(JSON.stringify(compaction?.details)));
 		expect(parsed).toMatchObject({ ok: true, version: 2 });
 		if (!parsed.ok || parsed.version !== 2) return;
 		expect(parsed.details.counts.branchEntries).toBe(branch.length);
@@ -120,12 +121,12 @@ describe("session_before_compact precedence", () => {
 		registerCompaction(pi.api, undefined, { io: memoryIo(), log: () => {} });
 		const toolTokens = Math.ceil(JSON.stringify(read).length / 4);
 		const { result } = await compact(pi, {}, { systemPrompt: "p".repeat(400) });
-		const details = parseFabricDetails(result?.compaction?.details);
+		const details = parseCompactionDetails(result?.compaction?.details);
 		if (!details.ok || details.version !== 2) throw new Error("expected v2 details");
 		expect(details.details.budget?.fixedContextEstimateTokens).toBe(100 + toolTokens);
 		// A host that cannot list tools leaves the system prompt alone.
 		const { pi: bare } = setup();
-		const plain = parseFabricDetails(
+		const plain = parseCompactionDetails(
 			(await compact(bare, {}, { systemPrompt: "p".repeat(400) })).result?.compaction?.details,
 		);
 		expect(plain.ok && plain.version === 2 ? plain.details.budget?.fixedContextEstimateTokens : undefined).toBe(100);
@@ -136,17 +137,17 @@ describe("session_before_compact precedence", () => {
 		const { event, result } = await compact(pi);
 		const compaction = result?.compaction;
 		expect(compaction).toBeDefined();
-		expect(parseFabricDetails(compaction?.details)).toMatchObject({ ok: true, version: 2 });
+		expect(parseCompactionDetails(compaction?.details)).toMatchObject({ ok: true, version: 2 });
 		expect(compaction?.tokensBefore).toBe(OBSERVED);
 		expect(BRANCH.some((entry) => entry.id === compaction?.firstKeptEntryId)).toBe(true);
-		expect(event[FABRIC_CLAIM_MARKER]).toBe(true);
+		expect(event[COMPACTOR_CLAIM_MARKER]).toBe(true);
 	});
 
 	it("returns nothing for the exact pi-vcc sentinel, before reading anything else", async () => {
 		const { pi } = setup({ engine: "fabric" });
 		const { event, result, notices } = await compact(pi, { customInstructions: PI_VCC_SENTINEL, ...TOO_SMALL });
 		expect(result).toBeUndefined();
-		expect(event[FABRIC_CLAIM_MARKER]).toBeUndefined();
+		expect(event[COMPACTOR_CLAIM_MARKER]).toBeUndefined();
 		expect(notices).toEqual([]);
 	});
 
@@ -212,7 +213,7 @@ describe("session_before_compact precedence", () => {
 		});
 		expect(result).toEqual({ cancel: true });
 		expect(notices.map((notice) => notice.level)).toEqual(["error"]);
-		expect(event[FABRIC_CLAIM_MARKER]).toBeUndefined();
+		expect(event[COMPACTOR_CLAIM_MARKER]).toBeUndefined();
 	});
 
 	it("turns an exception inside the compactor into a bounded warning and a cancel, not an extension error", async () => {
@@ -224,7 +225,8 @@ describe("session_before_compact precedence", () => {
 			const { result, notices } = await compact(pi, { reason, branch: explodingBranch() });
 			expect(result).toEqual({ cancel: true });
 			expect(notices.map((notice) => notice.level)).toEqual(warned ? ["warning"] : []);
-			if (warned) expect(notices[0]?.text).toBe("Fabric compaction cancelled: internal error (TypeError: boom).");
+			if (warned)
+				expect(notices[0]?.text).toBe("Deterministic compaction cancelled: internal error (TypeError: boom).");
 		}
 		const { pi } = setup();
 		const yielded = await compact(pi, { branch: explodingBranch(), marks: { [PI_VCC_OVERRIDE_MARKER]: true } });
@@ -337,7 +339,7 @@ describe("session_before_tree", () => {
 		const event = treeEvent(explodingBranch(abandoned()));
 		expect(await pi.emit("session_before_tree", event, double.ctx)).toEqual({ cancel: true });
 		expect(double.notices).toEqual([
-			{ level: "warning", text: "Fabric branch summary cancelled: internal error (TypeError: boom)." },
+			{ level: "warning", text: "Deterministic branch summary cancelled: internal error (TypeError: boom)." },
 		]);
 	});
 

@@ -5,11 +5,11 @@
  */
 
 import { describe, expect, it, vi } from "vitest";
-import { buildFabricBranchSummary } from "../../src/compaction/branch.ts";
-import { SessionBuilder } from "../fixtures/compaction-events.ts";
+import { buildDeterministicBranchSummary } from "../../../src/compaction/branch.ts";
+import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 
-vi.mock("../../src/compaction/qa.ts", async (importOriginal) => {
-	const original = await importOriginal<typeof import("../../src/compaction/qa.ts")>();
+vi.mock("../../../src/compaction/qa/qa.ts", async (importOriginal) => {
+	const original = await importOriginal<typeof import("../../../src/compaction/qa/qa.ts")>();
 	return {
 		...original,
 		runQa: (...args: Parameters<typeof original.runQa>) => {
@@ -26,7 +26,7 @@ describe("branch summary QA gate", () => {
 		b.user("Try the refactor.");
 		b.tool("r1", "read", { path: "/repo/a.ts" });
 		b.assistant("Done.");
-		const outcome = buildFabricBranchSummary({
+		const outcome = buildDeterministicBranchSummary({
 			entriesToSummarize: b.entries,
 			oldLeafId: null,
 			userWantsSummary: true,

@@ -6,13 +6,13 @@
  */
 
 import { describe, expect, it, vi } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { FILES_HEADER, OUTSTANDING_HEADER } from "../../src/compaction/projections-files.ts";
-import { runQa, splitSections } from "../../src/compaction/qa.ts";
-import { SessionBuilder } from "../fixtures/compaction-events.ts";
+import { runQa, splitSections } from "../../../src/compaction/qa/qa.ts";
+import { compileSummary } from "../../../src/compaction/summary/compile.ts";
+import { FILES_HEADER, OUTSTANDING_HEADER } from "../../../src/compaction/summary/projections-files.ts";
+import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 
-vi.mock("../../src/compaction/projections-files.ts", async (importOriginal) => {
-	const original = await importOriginal<typeof import("../../src/compaction/projections-files.ts")>();
+vi.mock("../../../src/compaction/summary/projections-files.ts", async (importOriginal) => {
+	const original = await importOriginal<typeof import("../../../src/compaction/summary/projections-files.ts")>();
 	return {
 		...original,
 		// Bug: the latest failure is lost.

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { STATUS_HEADER, TRANSCRIPT_HEADER } from "../../src/compaction/projections-activity.ts";
-import { type QaReport, runQa } from "../../src/compaction/qa.ts";
-import { SPEC_BLOCK_CEILINGS } from "../../src/compaction/qa-source.ts";
-import { BLOCK_CEILINGS, FOOTER_HEADER } from "../../src/compaction/render.ts";
-import { SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
+import { type QaReport, runQa } from "../../../src/compaction/qa/qa.ts";
+import { SPEC_BLOCK_CEILINGS } from "../../../src/compaction/qa/qa-source.ts";
+import { compileSummary } from "../../../src/compaction/summary/compile.ts";
+import { STATUS_HEADER, TRANSCRIPT_HEADER } from "../../../src/compaction/summary/projections-activity.ts";
+import { BLOCK_CEILINGS, FOOTER_HEADER } from "../../../src/compaction/summary/render.ts";
+import { SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 const LONG_DIR = "/repo/src/feature-alpha/components/widgets/";
 

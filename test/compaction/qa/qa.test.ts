@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { type QaReport, runQa } from "../../src/compaction/qa.ts";
-import { FOOTER_HEADER } from "../../src/compaction/render.ts";
-import { SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
+import { type QaReport, runQa } from "../../../src/compaction/qa/qa.ts";
+import { compileSummary } from "../../../src/compaction/summary/compile.ts";
+import { FOOTER_HEADER } from "../../../src/compaction/summary/render.ts";
+import { SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 /** A small session touching every probed projection, with enough turns to force omissions. */
 function richSession() {

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import {
 	BRANCH_FACT_BOUNDS,
 	BRANCH_JSON_BOUNDS,
+	BRANCH_SUMMARY_KIND,
+	BRANCH_SUMMARY_VERSION,
+	BRANCH_SUMMARY_VERSION_V1,
 	type BranchFactDraft,
 	type BranchSummaryInput,
 	buildBranchSummaryDetails,
-	FABRIC_BRANCH_SUMMARY_KIND,
-	FABRIC_BRANCH_SUMMARY_VERSION,
-	FABRIC_BRANCH_SUMMARY_VERSION_V1,
 	FABRIC_EXECUTION_OUTCOMES,
 	MAX_BRANCH_ENVELOPE_BYTES,
 	MAX_BRANCH_FACTS,
@@ -16,8 +16,8 @@ import {
 	MAX_BRANCH_RUN_NAME_BYTES,
 	MAX_BRANCH_SECTIONS,
 	parseBranchSummaryDetails,
-} from "../../src/compaction/branch-details.ts";
-import { utf8ByteLength } from "../../src/text/utf8.ts";
+} from "../../../src/compaction/records/branch-details.ts";
+import { utf8ByteLength } from "../../../src/text/utf8.ts";
 
 const user = (entryId: string, text = "please fix the build"): BranchFactDraft => ({
 	kind: "user",
@@ -81,9 +81,9 @@ function persisted<T>(value: T): T {
 
 describe("constants", () => {
 	it("pins the envelope bounds", () => {
-		expect(FABRIC_BRANCH_SUMMARY_KIND).toBe("pi-fabric.branch-summary");
-		expect(FABRIC_BRANCH_SUMMARY_VERSION).toBe(2);
-		expect(FABRIC_BRANCH_SUMMARY_VERSION_V1).toBe(1);
+		expect(BRANCH_SUMMARY_KIND).toBe("pi-fabric.branch-summary");
+		expect(BRANCH_SUMMARY_VERSION).toBe(2);
+		expect(BRANCH_SUMMARY_VERSION_V1).toBe(1);
 		expect(MAX_BRANCH_FACTS).toBe(256);
 		expect(MAX_BRANCH_ENVELOPE_BYTES).toBe(131_072);
 		expect(MAX_BRANCH_RUN_NAME_BYTES).toBe(256);

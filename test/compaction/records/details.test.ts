@@ -1,19 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { budgetDetails, planLiveCut } from "../../src/compaction/budget.ts";
+import { budgetDetails, planLiveCut } from "../../../src/compaction/cut/budget.ts";
 import {
 	BINDING_CONSTRAINTS,
-	buildFabricDetails,
-	countPriorFabricMarkers,
-	FABRIC_COMPACTOR,
-	FABRIC_DETAILS_VERSION,
-	FABRIC_DETAILS_VERSION_V1,
-	FABRIC_RECALL_POINTER,
+	buildCompactionDetails,
+	countPriorCompactorMarkers,
+	DETAILS_COMPACTOR_TAG,
+	DETAILS_VERSION,
+	DETAILS_VERSION_V1,
 	type FabricCompactionDetailsV2,
 	fabricDetailsVersion,
 	MAX_DETAILS_SECTIONS,
-	parseFabricDetails,
-} from "../../src/compaction/details.ts";
-import { CompactionBranch, detailsInput, detailsV1, uniformBranch } from "../fixtures/compaction-budget.ts";
+	parseCompactionDetails,
+	RECALL_POINTER,
+} from "../../../src/compaction/records/details.ts";
+import { CompactionBranch, detailsInput, detailsV1, uniformBranch } from "../../fixtures/compaction-budget.ts";
 
 /** A deep copy as Pi persists and reloads it. */
 function persisted<T>(value: T): T {
@@ -21,7 +21,7 @@ function persisted<T>(value: T): T {
 }
 
 function built(): FabricCompactionDetailsV2 {
-	return buildFabricDetails(detailsInput());
+	return buildCompactionDetails(detailsInput());
 }
 
 type Json = Record<string, unknown>;
@@ -55,16 +55,16 @@ function budgetRecord() {
 
 describe("constants", () => {
 	it("pins the record tags", () => {
-		expect(FABRIC_COMPACTOR).toBe("fabric");
-		expect(FABRIC_DETAILS_VERSION).toBe(2);
-		expect(FABRIC_DETAILS_VERSION_V1).toBe(1);
-		expect(FABRIC_RECALL_POINTER).toBe("session-entry-id-range");
+		expect(DETAILS_COMPACTOR_TAG).toBe("fabric");
+		expect(DETAILS_VERSION).toBe(2);
+		expect(DETAILS_VERSION_V1).toBe(1);
+		expect(RECALL_POINTER).toBe("session-entry-id-range");
 		expect(MAX_DETAILS_SECTIONS).toBe(64);
 		expect(BINDING_CONSTRAINTS).toEqual(["continuity", "occupancy", "reserve", "reduction"]);
 	});
 });
 
-describe("buildFabricDetails", () => {
+describe("buildCompactionDetails", () => {
 	it("emits every v2 field", () => {
 		expect(built()).toEqual({
 			compactor: "fabric",
@@ -115,23 +115,23 @@ describe("buildFabricDetails", () => {
 
 	it("round-trips through persistence and the validator, with and without a budget", () => {
 		const plain = built();
-		expect(parseFabricDetails(persisted(plain))).toEqual({ ok: true, version: 2, details: plain });
-		const withBudget = buildFabricDetails(
+		expect(parseCompactionDetails(persisted(plain))).toEqual({ ok: true, version: 2, details: plain });
+		const withBudget = buildCompactionDetails(
 			detailsInput({ budget: budgetRecord(), carry: { count: 2, renderedOmittedBytes: 0 } }),
 		);
 		expect(withBudget.budget?.projectedTokensAfter).toBe(32_500);
-		expect(parseFabricDetails(persisted(withBudget))).toEqual({ ok: true, version: 2, details: withBudget });
+		expect(parseCompactionDetails(persisted(withBudget))).toEqual({ ok: true, version: 2, details: withBudget });
 	});
 
 	it("records a compact-all kept id", () => {
-		const details = buildFabricDetails(detailsInput({ firstKeptEntryId: "" }));
-		expect(parseFabricDetails(details).ok).toBe(true);
+		const details = buildCompactionDetails(detailsInput({ firstKeptEntryId: "" }));
+		expect(parseCompactionDetails(details).ok).toBe(true);
 	});
 });
 
-describe("parseFabricDetails: accepted", () => {
+describe("parseCompactionDetails: accepted", () => {
 	it("recognizes a v1 record as version 1", () => {
-		const parsed = parseFabricDetails(detailsV1());
+		const parsed = parseCompactionDetails(detailsV1());
 		expect(parsed).toEqual({ ok: true, version: 1, details: detailsV1() });
 		expect(fabricDetailsVersion(detailsV1())).toBe(1);
 	});
@@ -144,7 +144,7 @@ describe("parseFabricDetails: accepted", () => {
 		delete part(legacy, "instructionPolicy").decoderTruncated;
 		delete part(legacy, "instructionPolicy").renderedOmittedBytes;
 		part(legacy, "omittedCounts").commits = 3;
-		const parsed = parseFabricDetails(legacy);
+		const parsed = parseCompactionDetails(legacy);
 		expect(parsed.ok).toBe(true);
 		expect(parsed.ok && parsed.version === 2 && parsed.details.omittedCounts).toEqual({
 			goal: 2,
@@ -172,7 +172,7 @@ describe("parseFabricDetails: accepted", () => {
 			retainedRawTokens: 40_000,
 			projectedTokensAfter: 70_000,
 		};
-		const parsed = parseFabricDetails(record);
+		const parsed = parseCompactionDetails(record);
 		expect(parsed.ok && parsed.version === 2 && parsed.details.budget?.strategy).toBe("adaptive");
 	});
 
@@ -180,7 +180,7 @@ describe("parseFabricDetails: accepted", () => {
 		const record = mutable();
 		record.extra = "ignored";
 		part(record, "counts").unknown = 5;
-		const parsed = parseFabricDetails(record);
+		const parsed = parseCompactionDetails(record);
 		expect(parsed.ok).toBe(true);
 		if (!parsed.ok) return;
 		expect("extra" in parsed.details).toBe(false);
@@ -188,7 +188,7 @@ describe("parseFabricDetails: accepted", () => {
 	});
 });
 
-describe("parseFabricDetails: rejected", () => {
+describe("parseCompactionDetails: rejected", () => {
 	const corruptions: [string, (record: Json) => void][] = [
 		["another compactor", (r) => (r.compactor = "pi")],
 		["version 3", (r) => (r.version = 3)],
@@ -213,7 +213,7 @@ describe("parseFabricDetails: rejected", () => {
 		it(`rejects ${name}`, () => {
 			const record = mutable();
 			corrupt(record);
-			expect(parseFabricDetails(record).ok).toBe(false);
+			expect(parseCompactionDetails(record).ok).toBe(false);
 		});
 	}
 
@@ -228,19 +228,20 @@ describe("parseFabricDetails: rejected", () => {
 	];
 	for (const [name, corrupt] of budgetCorruptions) {
 		it(`rejects ${name}`, () => {
-			const record = persisted(buildFabricDetails(detailsInput({ budget: budgetRecord() }))) as unknown as Record<
+			const record = persisted(buildCompactionDetails(detailsInput({ budget: budgetRecord() }))) as unknown as Record<
 				string,
 				Record<string, unknown>
 			>;
-			expect(parseFabricDetails(record).ok).toBe(true);
+			expect(parseCompactionDetails(record).ok).toBe(true);
 			corrupt(record.budget as Record<string, unknown>);
-			expect(parseFabricDetails(record).ok).toBe(false);
+			expect(parseCompactionDetails(record).ok).toBe(false);
 		});
 	}
 
 	it("rejects non-records and inherited fields without throwing", () => {
-		for (const value of [undefined, null, "fabric", 2, [], [built()]]) expect(parseFabricDetails(value).ok).toBe(false);
-		expect(parseFabricDetails(Object.create(built())).ok).toBe(false);
+		for (const value of [undefined, null, "fabric", 2, [], [built()]])
+			expect(parseCompactionDetails(value).ok).toBe(false);
+		expect(parseCompactionDetails(Object.create(built())).ok).toBe(false);
 		const throwing = { ...built() };
 		Object.defineProperty(throwing, "counts", {
 			enumerable: true,
@@ -248,17 +249,17 @@ describe("parseFabricDetails: rejected", () => {
 				throw new Error("boom");
 			},
 		});
-		expect(parseFabricDetails(throwing)).toEqual({ ok: false, reason: "details could not be read" });
+		expect(parseCompactionDetails(throwing)).toEqual({ ok: false, reason: "details could not be read" });
 	});
 
 	it("rejects a v1 record missing its fields", () => {
 		const broken = detailsV1();
 		delete broken.summarizedEntryRange;
-		expect(parseFabricDetails(broken).ok).toBe(false);
+		expect(parseCompactionDetails(broken).ok).toBe(false);
 	});
 });
 
-describe("countPriorFabricMarkers", () => {
+describe("countPriorCompactorMarkers", () => {
 	it("counts recognized v1 and v2 markers only, never from summary prose", () => {
 		const branch = new CompactionBranch();
 		branch.turn();
@@ -269,6 +270,6 @@ describe("countPriorFabricMarkers", () => {
 		branch.compaction("", 100, { compactor: "fabric", version: 3 });
 		branch.compaction("", 100, { readFiles: [], modifiedFiles: [] });
 		branch.compaction("", 100);
-		expect(countPriorFabricMarkers(branch.entries)).toEqual({ priorFabricV1: 1, priorFabricV2: 2 });
+		expect(countPriorCompactorMarkers(branch.entries)).toEqual({ priorFabricV1: 1, priorFabricV2: 2 });
 	});
 });

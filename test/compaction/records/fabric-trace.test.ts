@@ -13,10 +13,10 @@ import {
 	readFabricExecutionTraceV1,
 	readLegacyFabricAudits,
 	splitRef,
-} from "../../src/compaction/fabric-trace.ts";
-import { readBoundedJson } from "../../src/compaction/record-guards.ts";
-import { utf8ByteLength } from "../../src/text/utf8.ts";
-import { traceV1 } from "../fixtures/compaction-events.ts";
+} from "../../../src/compaction/records/fabric-trace.ts";
+import { readBoundedJson } from "../../../src/compaction/records/record-guards.ts";
+import { utf8ByteLength } from "../../../src/text/utf8.ts";
+import { traceV1 } from "../../fixtures/compaction-events.ts";
 
 describe("Fabric payload constants", () => {
 	it("pins the spec's bounds", () => {

@@ -18,8 +18,8 @@ import {
 	MAX_REQUEST_SOURCE_BYTES,
 	PI_VCC_SENTINEL,
 	REQUEST_JSON_LIMITS,
-} from "../../src/compaction/instructions.ts";
-import { utf8ByteLength } from "../../src/text/utf8.ts";
+} from "../../../src/compaction/records/instructions.ts";
+import { utf8ByteLength } from "../../../src/text/utf8.ts";
 
 /** A typed request whose JSON is written verbatim. */
 function typed(json: string): string {

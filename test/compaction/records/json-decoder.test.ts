@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { decodeBoundedJson, type JsonDecodeErrorCode, type JsonNode } from "../../src/compaction/json-decoder.ts";
+import {
+	decodeBoundedJson,
+	type JsonDecodeErrorCode,
+	type JsonNode,
+} from "../../../src/compaction/records/json-decoder.ts";
 
 const LIMITS = { maxDepth: 4, maxNodes: 64 };
 

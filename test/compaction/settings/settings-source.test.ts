@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TARGET_CONTEXT_RATIO } from "../../src/compaction/settings.ts";
-import { mergeCompactionSections, readCompactionSettings } from "../../src/compaction/settings-source.ts";
-import { GLOBAL_SETTINGS, memoryIo, PROJECT_SETTINGS, TEST_CWD } from "../fixtures/compaction-host.ts";
+import { DEFAULT_TARGET_CONTEXT_RATIO } from "../../../src/compaction/settings/settings.ts";
+import { mergeCompactionSections, readCompactionSettings } from "../../../src/compaction/settings/settings-source.ts";
+import { GLOBAL_SETTINGS, memoryIo, PROJECT_SETTINGS, TEST_CWD } from "../../fixtures/compaction-host.ts";
 
 const context = (trusted: boolean) => ({ cwd: TEST_CWD, isProjectTrusted: () => trusted });
 

@@ -17,7 +17,7 @@ import {
 	MIN_THRESHOLD_TOKENS,
 	resolveCompactionSettings,
 	thresholdForModel,
-} from "../../src/compaction/settings.ts";
+} from "../../../src/compaction/settings/settings.ts";
 
 function resolve(raw: unknown) {
 	return resolveCompactionSettings(raw);

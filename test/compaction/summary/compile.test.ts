@@ -1,9 +1,9 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { runQa } from "../../src/compaction/qa.ts";
-import { SUMMARY_MAX_BYTES } from "../../src/compaction/render.ts";
-import { closureSafeBoundaries, toolCallSpans } from "../../src/session/closure.ts";
+import { runQa } from "../../../src/compaction/qa/qa.ts";
+import { compileSummary } from "../../../src/compaction/summary/compile.ts";
+import { SUMMARY_MAX_BYTES } from "../../../src/compaction/summary/render.ts";
+import { closureSafeBoundaries, toolCallSpans } from "../../../src/session/closure.ts";
 import {
 	activeBranch,
 	branchEnvelope,
@@ -14,7 +14,7 @@ import {
 	REAL_SESSIONS,
 	SessionBuilder,
 	traceV1,
-} from "../fixtures/compaction-events.ts";
+} from "../../fixtures/compaction-events.ts";
 
 const clone = (entries: readonly SessionEntry[]): SessionEntry[] => JSON.parse(JSON.stringify(entries));
 

@@ -8,11 +8,11 @@ import {
 	renderDialogue,
 	renderExchange,
 	selectDialogueExchanges,
-} from "../../src/compaction/dialogue.ts";
-import { normalizeBranch } from "../../src/compaction/normalize.ts";
-import { omittedBytesMarker } from "../../src/compaction/render-text.ts";
-import { utf8ByteLength } from "../../src/text/utf8.ts";
-import { SessionBuilder } from "../fixtures/compaction-events.ts";
+} from "../../../src/compaction/summary/dialogue.ts";
+import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
+import { omittedBytesMarker } from "../../../src/compaction/summary/render-text.ts";
+import { utf8ByteLength } from "../../../src/text/utf8.ts";
+import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 
 function dialogueOf(summarized: SessionBuilder, kept?: SessionBuilder) {
 	const branch = normalizeBranch(summarized.entries, kept?.entries ?? []);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
+import { runQa } from "../../../src/compaction/qa/qa.ts";
+import { compileSummary } from "../../../src/compaction/summary/compile.ts";
 import {
 	ANNOTATIONS_HEADER,
 	BUILT_IN_ENRICHERS,
@@ -7,10 +8,9 @@ import {
 	ENRICHER_ANNOTATION_LIMIT,
 	ENRICHER_ANNOTATION_MAX_BYTES,
 	runEnrichers,
-} from "../../src/compaction/enrichers.ts";
-import { normalizeBranch } from "../../src/compaction/normalize.ts";
-import { runQa } from "../../src/compaction/qa.ts";
-import { SessionBuilder } from "../fixtures/compaction-events.ts";
+} from "../../../src/compaction/summary/enrichers.ts";
+import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
+import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 
 function session() {
 	const b = new SessionBuilder();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../src/compaction/events.ts";
-import { normalizeBranch } from "../../src/compaction/normalize.ts";
-import { projectSummary } from "../../src/compaction/projections.ts";
+import type { NormalizedEvent } from "../../../src/compaction/summary/events.ts";
+import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
+import { projectSummary } from "../../../src/compaction/summary/projections.ts";
 import {
 	HISTORICAL_LINE_MAX_BYTES,
 	projectActivity,
@@ -9,14 +9,14 @@ import {
 	projectStatus,
 	projectTranscript,
 	projectTurns,
-} from "../../src/compaction/projections-activity.ts";
+} from "../../../src/compaction/summary/projections-activity.ts";
 import {
 	DISPLAY_ROOT_MAX_BYTES,
 	displayRootOf,
 	failureRecords,
 	fileTouchesByKind,
 	projectFiles,
-} from "../../src/compaction/projections-files.ts";
+} from "../../../src/compaction/summary/projections-files.ts";
 import {
 	EARLIER_TURN_LIMIT,
 	FABRIC_ACTIVITY_LIMIT,
@@ -26,8 +26,8 @@ import {
 	sampleIndices,
 	TRANSCRIPT_EVENT_LIMIT,
 	type ViewBlock,
-} from "../../src/compaction/projections-model.ts";
-import { SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
+} from "../../../src/compaction/summary/projections-model.ts";
+import { SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 const eventsOf = (b: SessionBuilder): NormalizedEvent[] => normalizeBranch(b.entries).events;
 const lines = (block: ViewBlock) =>

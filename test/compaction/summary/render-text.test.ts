@@ -12,8 +12,8 @@ import {
 	renderAddress,
 	sanitizeText,
 	shrinkText,
-} from "../../src/compaction/render-text.ts";
-import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../src/text/utf8.ts";
+} from "../../../src/compaction/summary/render-text.ts";
+import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../../src/text/utf8.ts";
 
 const encoder = new TextEncoder();
 const SAMPLES = [

@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { compileSummary } from "../../src/compaction/compile.ts";
-import { DIALOGUE_HEADER } from "../../src/compaction/dialogue.ts";
-import { normalizeBranch } from "../../src/compaction/normalize.ts";
-import { projectSummary } from "../../src/compaction/projections.ts";
+import { runQa, splitSections } from "../../../src/compaction/qa/qa.ts";
+import { compileSummary } from "../../../src/compaction/summary/compile.ts";
+import { DIALOGUE_HEADER } from "../../../src/compaction/summary/dialogue.ts";
+import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
+import { projectSummary } from "../../../src/compaction/summary/projections.ts";
 import {
 	ACTIVITY_HEADER,
 	HISTORICAL_HEADER,
 	STATUS_HEADER,
 	TRANSCRIPT_HEADER,
 	TURNS_HEADER,
-} from "../../src/compaction/projections-activity.ts";
-import { FILES_HEADER, OUTSTANDING_HEADER } from "../../src/compaction/projections-files.ts";
-import type { ViewBlock, ViewItem } from "../../src/compaction/projections-model.ts";
-import { runQa, splitSections } from "../../src/compaction/qa.ts";
+} from "../../../src/compaction/summary/projections-activity.ts";
+import { FILES_HEADER, OUTSTANDING_HEADER } from "../../../src/compaction/summary/projections-files.ts";
+import type { ViewBlock, ViewItem } from "../../../src/compaction/summary/projections-model.ts";
 import {
 	allocateBlocks,
 	BLOCK_CEILINGS,
@@ -24,11 +24,11 @@ import {
 	renderFooter,
 	renderSummary,
 	SUMMARY_MAX_BYTES,
-} from "../../src/compaction/render.ts";
-import { fitBlock, MIN_TEXT_BYTES, minimalBlock, omissionMarker } from "../../src/compaction/render-fit.ts";
-import { REQUEST_BLOCK_HEADER } from "../../src/compaction/request-render.ts";
-import { utf8ByteLength } from "../../src/text/utf8.ts";
-import { generateSession, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
+} from "../../../src/compaction/summary/render.ts";
+import { fitBlock, MIN_TEXT_BYTES, minimalBlock, omissionMarker } from "../../../src/compaction/summary/render-fit.ts";
+import { REQUEST_BLOCK_HEADER } from "../../../src/compaction/summary/request-render.ts";
+import { utf8ByteLength } from "../../../src/text/utf8.ts";
+import { generateSession, SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 const HEADER_BY_BLOCK = {
 	dialogue: DIALOGUE_HEADER,

@@ -3,15 +3,15 @@ import {
 	type CompactionRequest,
 	decodeCustomInstructions,
 	encodePreserveRequest,
-} from "../../src/compaction/instructions.ts";
+} from "../../../src/compaction/records/instructions.ts";
 import {
 	byteLossMarker,
 	compactionInstructionPolicy,
 	MAX_REQUEST_BLOCK_BYTES,
 	REQUEST_BLOCK_HEADER,
 	renderCompactionRequestBlock,
-} from "../../src/compaction/request-render.ts";
-import { utf8ByteLength } from "../../src/text/utf8.ts";
+} from "../../../src/compaction/summary/request-render.ts";
+import { utf8ByteLength } from "../../../src/text/utf8.ts";
 
 function request(instructions: string, preserve: string[] = [], instructionsOmittedBytes = 0): CompactionRequest {
 	return {

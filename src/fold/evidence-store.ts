@@ -1,0 +1,125 @@
+/**
+ * Evidence ingestion, the I/O half: one session's artifact directory
+ * `<sessionDir>/pi-fold-evidence/<sessionId>/` (0700), written through the
+ * fold store's atomic 0444 blob path (`openBlobDirectory`), and the session
+ * cap. The bytes already written are counted from the directory on first
+ * use, so the cap holds across resumes and reloads; after that the count is
+ * kept in memory. An artifact whose bytes are already stored costs nothing.
+ */
+
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
+import {
+	EVIDENCE_DIR_MODE,
+	EVIDENCE_DIR_NAME,
+	EVIDENCE_OVERSIZED_BYTES,
+	EVIDENCE_SESSION_CAP_BYTES,
+	type EvidenceFacts,
+	evidenceArtifact,
+	isOversized,
+	type ToolResultShape,
+} from "./evidence.ts";
+import type { BlobSlice, FoldStore } from "./store.ts";
+import { FOLD_STORE_HASH_DIR, foldStoreDir, openBlobDirectory } from "./store-file.ts";
+
+export interface EvidenceLimits {
+	capBytes: number;
+	oversizedBytes: number;
+}
+
+export const DEFAULT_EVIDENCE_LIMITS: EvidenceLimits = {
+	capBytes: EVIDENCE_SESSION_CAP_BYTES,
+	oversizedBytes: EVIDENCE_OVERSIZED_BYTES,
+};
+
+export type IngestOutcome =
+	| { ingested: true; hash: string; bytes: number; reused: boolean }
+	| { ingested: false; reason: "small" | "no-session-file" | "over-cap" | "write-failed"; detail?: string };
+
+/** `<sessionDir>/pi-fold-evidence/<sessionId>`; the session id is checked by the fold store's rule. */
+export function evidenceDir(sessionDir: string, sessionId: string): string {
+	// foldStoreDir validates the id; the evidence directory takes the id itself, without the suffix.
+	foldStoreDir(sessionDir, sessionId);
+	return join(sessionDir, EVIDENCE_DIR_NAME, sessionId);
+}
+
+export class EvidenceStore {
+	private readonly store: FoldStore | undefined;
+	private used: number | undefined;
+	private artifacts = 0;
+	private refusedOverCap = 0;
+	private failed = 0;
+	private lastError: string | undefined;
+
+	readonly root: string | undefined;
+	private readonly limits: EvidenceLimits;
+
+	constructor(root: string | undefined, limits: EvidenceLimits = DEFAULT_EVIDENCE_LIMITS) {
+		this.root = root;
+		this.limits = limits;
+		this.store = root === undefined ? undefined : openBlobDirectory({ root, dirMode: EVIDENCE_DIR_MODE });
+	}
+
+	/** Write an oversized result as evidence, or say why not. Never throws. */
+	async ingest(result: ToolResultShape): Promise<IngestOutcome> {
+		const artifact = evidenceArtifact(result);
+		if (!isOversized(artifact.length, this.limits.oversizedBytes)) return { ingested: false, reason: "small" };
+		if (!this.store || this.root === undefined) return { ingested: false, reason: "no-session-file" };
+		try {
+			if (this.used === undefined) {
+				const found = await storedBlobs(join(this.root, FOLD_STORE_HASH_DIR));
+				this.used = found.bytes;
+				this.artifacts = found.count;
+			}
+			if (this.used + artifact.length > this.limits.capBytes) {
+				this.refusedOverCap++;
+				return { ingested: false, reason: "over-cap" };
+			}
+			const put = await this.store.put(artifact);
+			if (!put.reused) {
+				this.used += put.bytes;
+				this.artifacts++;
+			}
+			return { ingested: true, hash: put.hash, bytes: put.bytes, reused: put.reused };
+		} catch (error) {
+			this.failed++;
+			this.lastError = error instanceof Error ? error.message : String(error);
+			return { ingested: false, reason: "write-failed", detail: this.lastError };
+		}
+	}
+
+	/** Verified read of an artifact (throws the store's named errors). */
+	async read(hash: string, offset: number, bytes: number): Promise<BlobSlice> {
+		if (!this.store) throw new Error("this session has no file, so it has no evidence");
+		return this.store.read(hash, { offset, bytes });
+	}
+
+	facts(enabled: boolean): EvidenceFacts {
+		return {
+			enabled,
+			location: this.root,
+			artifacts: this.artifacts,
+			bytes: this.used ?? 0,
+			capBytes: this.limits.capBytes,
+			refusedOverCap: this.refusedOverCap,
+			failed: this.failed,
+			lastError: this.lastError,
+		};
+	}
+}
+
+/** Count and bytes of the blobs under a `sha256/` tree (temp and quarantined files excluded); 0 when absent. */
+async function storedBlobs(hashDir: string): Promise<{ count: number; bytes: number }> {
+	let total = 0;
+	let count = 0;
+	const shards = await readdir(hashDir).catch(() => [] as string[]);
+	for (const shard of shards) {
+		const names = await readdir(join(hashDir, shard)).catch(() => [] as string[]);
+		for (const name of names) {
+			if (!/^[0-9a-f]{64}$/.test(name)) continue;
+			total += (await stat(join(hashDir, shard, name))).size;
+			count++;
+		}
+	}
+	return { count, bytes: total };
+}
