@@ -112,7 +112,8 @@ export function createPiSandbox(options: PiSandboxOptions): PiSandbox {
 		baseUrl: options.baseUrl,
 		extensions: options.extensions ?? [REPO_ROOT],
 		env: { ...(options.env ?? {}) },
-		dispose: () => rmSync(root, { recursive: true, force: true }),
+		// Retries: a Pi child killed a moment ago (tmux) may still be writing its compile cache.
+		dispose: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
 	};
 }
 
