@@ -16,6 +16,7 @@
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { registerCompaction } from "./compaction/pi/hook.ts";
 import { registerCommands } from "./fold/commands.ts";
+import { foldsNote } from "./fold/fold-handles.ts";
 import type { PiFoldOptions } from "./fold/options.ts";
 import { FoldRuntime } from "./fold/runtime.ts";
 import {
@@ -36,7 +37,10 @@ export type { FoldRuntime } from "./fold/runtime.ts";
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): FoldRuntime {
 	// A factory has no context: registration options come from the global file (see settings-file.ts).
 	const registered = resolveWithSettings(options, readLayers(undefined), "registration").resolved;
-	registerCompaction(pi, options.compaction, { recallTool: registered.toolName });
+	registerCompaction(pi, options.compaction, {
+		recallTool: registered.toolName,
+		foldsNote: (summarized) => foldsNote(summarized, registered.entryTypePrefix, registered.toolName),
+	});
 	const runtime = new FoldRuntime(pi, registered);
 	// Registered before the runtime's own session_start handler, so the state it rebuilds uses these options.
 	pi.on("session_start", (_event, ctx) => {

@@ -62,6 +62,8 @@ export interface CompactionInput {
 	recallTool?: string;
 	/** The branch's carry-forward list, restated under `[Carry Forward]`. */
 	carryForward?: readonly string[];
+	/** One footer line naming the folds inside the summarized entries, so they stay one call away (fold runtime). */
+	foldsNote?: (summarized: readonly SessionEntry[]) => string | undefined;
 }
 
 export type CancelCode =
@@ -181,6 +183,11 @@ export function keptNote(plan: LiveCutPlan, entries: readonly SessionEntry[]): s
 	return `Kept raw after this summary: nothing (compact-all): no safe cut keeps a tail within the ~${plan.rawTailTokenBudget}-token raw budget.`;
 }
 
+function foldsNoteOf(input: CompactionInput, summarized: readonly SessionEntry[]): { foldsNote?: string } {
+	const note = input.foldsNote?.(summarized);
+	return note ? { foldsNote: note } : {};
+}
+
 /** Compute the deterministic compaction for one event; see the module comment. */
 export function buildDeterministicCompaction(input: CompactionInput): CompactionOutcome {
 	const decoded = decodeCustomInstructions(input.customInstructions, "compaction");
@@ -213,6 +220,7 @@ export function buildDeterministicCompaction(input: CompactionInput): Compaction
 		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
 		...(input.carryForward !== undefined && input.carryForward.length > 0 ? { carryForward: input.carryForward } : {}),
 		keptNote: keptNote(plan, entries),
+		...foldsNoteOf(input, entries.slice(0, plan.keptIndex)),
 	});
 	const cumulativeSourceRange = compiled.sourceRange
 		? { first: compiled.sourceRange.firstEntryId, last: compiled.sourceRange.lastEntryId }

@@ -41,6 +41,7 @@ import type {
 	SessionBeforeTreeEvent,
 	SessionBeforeTreeResult,
 	SessionCompactEvent,
+	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 import { latestCarry } from "../api/carry.ts";
 import { type ClaimResult, type OwnerClaimRequest, OwnerClaims } from "../api/claim.ts";
@@ -113,6 +114,8 @@ export interface RegisterCompactionDeps {
 	log?: (line: string) => void;
 	/** The context tool whose `peek` re-reads an entry's exact source; summaries name it for recall. */
 	recallTool?: string;
+	/** The fold runtime's line naming the folds inside a summarized range (see CompactionInput). */
+	foldsNote?: (summarized: readonly SessionEntry[]) => string | undefined;
 	/** Structural estimate of the declared tools; `registerCompaction` reads it from Pi at each compaction. */
 	toolsEstimate?: () => number | undefined;
 }
@@ -142,6 +145,7 @@ export class CompactionHooks implements CompactorState {
 	readonly io: SettingsFileIo;
 	private readonly log: (line: string) => void;
 	private readonly recallTool: string | undefined;
+	private readonly foldsNote: RegisterCompactionDeps["foldsNote"];
 	private readonly toolsEstimate: () => number | undefined;
 
 	constructor(options: unknown, deps: RegisterCompactionDeps = {}) {
@@ -149,6 +153,7 @@ export class CompactionHooks implements CompactorState {
 		this.io = deps.io ?? NODE_SETTINGS_IO;
 		this.log = deps.log ?? defaultLog;
 		this.recallTool = deps.recallTool;
+		this.foldsNote = deps.foldsNote;
 		this.toolsEstimate = deps.toolsEstimate ?? (() => undefined);
 	}
 
@@ -227,6 +232,7 @@ export class CompactionHooks implements CompactorState {
 				...(event.customInstructions !== undefined ? { customInstructions: event.customInstructions } : {}),
 				...(fixedContextEstimate !== undefined ? { fixedContextEstimate } : {}),
 				...(this.recallTool !== undefined ? { recallTool: this.recallTool } : {}),
+				...(this.foldsNote !== undefined ? { foldsNote: this.foldsNote } : {}),
 				carryForward: latestCarry(event.branchEntries),
 			});
 		} catch (error) {

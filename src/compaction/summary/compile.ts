@@ -33,6 +33,8 @@ export interface CompileSummaryInput {
 	recallTool?: string;
 	/** One footer line saying what stays raw after the summary (compact-all says so). */
 	keptNote?: string;
+	/** One footer line naming the folds inside the summarized range. */
+	foldsNote?: string;
 }
 
 export interface CompileSummaryResult {
@@ -77,6 +79,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 		thinkingErased: branch.counts.thinkingErased,
 		...(input.recallTool !== undefined ? { recallTool: input.recallTool } : {}),
 		...(input.keptNote !== undefined ? { keptNote: input.keptNote } : {}),
+		...(input.foldsNote !== undefined ? { foldsNote: input.foldsNote } : {}),
 	};
 	const rendered = renderSummary({
 		dialogue: projection.dialogue,

@@ -94,10 +94,14 @@ export interface FooterInput {
 	recallTool?: string;
 	/** What Pi keeps raw after this summary, one line (e.g. that nothing is kept, and why). */
 	keptNote?: string;
+	/** The folds inside the summarized range, one line, so they stay one call away. */
+	foldsNote?: string;
 }
 
 /** Bound of the footer's kept-raw line. */
 export const KEPT_NOTE_MAX_BYTES = 256;
+/** Bound of the footer's folds line: a few dozen fold ids, then a count. */
+export const FOLDS_NOTE_MAX_BYTES = 480;
 
 /** Footer timestamp bound (UTF-8 bytes, one line); normalization already keeps it this short. */
 export const SOURCE_TIMESTAMP_MAX_BYTES = 64;
@@ -137,6 +141,7 @@ export function renderFooter(input: FooterInput): string {
 		`Source timestamp: ${boundedOneLine(input.sourceTimestamp ?? "unknown", SOURCE_TIMESTAMP_MAX_BYTES)}`,
 		`Source range: ${range} (${input.entryCount} entries, ${input.eventCount} events, ${input.thinkingErased} thinking blocks erased)`,
 		...(input.keptNote ? [boundedOneLine(input.keptNote, KEPT_NOTE_MAX_BYTES)] : []),
+		...(input.foldsNote ? [boundedOneLine(input.foldsNote, FOLDS_NOTE_MAX_BYTES)] : []),
 		recallGuidance(input.recallTool, input.lastEntryId),
 	];
 	return truncateUtf8(lines.join("\n"), BLOCK_CEILINGS.footer);
