@@ -22,6 +22,7 @@ import {
 	piCliPath,
 	piEnv,
 	runPrint,
+	stopTmux,
 } from "../harness/pi-cli.ts";
 import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 
@@ -94,7 +95,9 @@ describe.skipIf(!HAS_TMUX)("/fabric-settings in Pi's TUI (tmux)", () => {
 		const socket = `pi-fold-settings-${process.pid}`;
 		const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
 		const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-		const env = Object.entries({ ...piEnv(sandbox), TERM: "xterm-256color" }).map(([k, v]) => `${k}=${quote(v)}`);
+		// No compile cache: nothing keeps writing into the sandbox after the server is killed.
+		const tuiEnv = { ...piEnv(sandbox), TERM: "xterm-256color", NODE_DISABLE_COMPILE_CACHE: "1" };
+		const env = Object.entries(tuiEnv).map(([k, v]) => `${k}=${quote(v)}`);
 		const command = [node22Path(), piCliPath(), ...piBaseArgs(sandbox)].map(quote).join(" ");
 		tmux(
 			"new-session",
@@ -110,7 +113,7 @@ describe.skipIf(!HAS_TMUX)("/fabric-settings in Pi's TUI (tmux)", () => {
 			`env -i ${env.join(" ")} ${command}`,
 		);
 		cleanups.push(() => {
-			spawnSync("tmux", ["-L", socket, "kill-server"]);
+			stopTmux(socket, sandbox.root);
 		});
 		const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 		const capture = () => tmux("capture-pane", "-p", "-J", "-t", "pi");

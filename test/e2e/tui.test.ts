@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
-import { createPiSandbox, node22Path, piBaseArgs, piCliPath, piEnv } from "../harness/pi-cli.ts";
+import { createPiSandbox, node22Path, piBaseArgs, piCliPath, piEnv, stopTmux } from "../harness/pi-cli.ts";
 
 const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 /** Terminal size of the pane; wide enough that report lines do not wrap. */
@@ -56,7 +56,9 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 
 		const socket = `pi-fold-tui-${process.pid}`;
 		const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-		const env = Object.entries({ ...piEnv(sandbox), TERM: "xterm-256color" }).map(([k, v]) => `${k}=${quote(v)}`);
+		// No compile cache: nothing keeps writing into the sandbox after the server is killed.
+		const tuiEnv = { ...piEnv(sandbox), TERM: "xterm-256color", NODE_DISABLE_COMPILE_CACHE: "1" };
+		const env = Object.entries(tuiEnv).map(([k, v]) => `${k}=${quote(v)}`);
 		const command = [node22Path(), piCliPath(), ...piBaseArgs(sandbox)].map(quote).join(" ");
 		tmux(
 			"new-session",
@@ -72,7 +74,7 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 			`env -i ${env.join(" ")} ${command}`,
 		);
 		cleanups.push(() => {
-			spawnSync("tmux", ["-L", socket, "kill-server"]);
+			stopTmux(socket, sandbox.root);
 		});
 		const capture = () => tmux("capture-pane", "-p", "-J", "-t", "pi");
 		const waitFor = async (text: string): Promise<string> => {

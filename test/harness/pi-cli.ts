@@ -8,7 +8,7 @@
  * that shaped the harness are noted where they bite.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
@@ -319,4 +319,22 @@ export function readSessionFile(path: string): Record<string, unknown>[] {
 		.split("\n")
 		.filter((line) => line.trim().length > 0)
 		.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Longest wait for a tmux-run Pi to exit after its server is killed. */
+const TMUX_EXIT_WAIT_MS = 10_000;
+
+/**
+ * Kill a test's tmux server and wait until no process under the sandbox
+ * root is left, so removing the sandbox cannot race a Pi still writing into
+ * it (its compile cache, its session file).
+ */
+export function stopTmux(socket: string, sandboxRoot: string): void {
+	spawnSync("tmux", ["-L", socket, "kill-server"]);
+	const deadline = Date.now() + TMUX_EXIT_WAIT_MS;
+	while (Date.now() < deadline) {
+		if (spawnSync("pgrep", ["-f", sandboxRoot]).status !== 0) return;
+		spawnSync("sleep", ["0.1"]);
+	}
+	spawnSync("pkill", ["-9", "-f", sandboxRoot]);
 }
