@@ -7,7 +7,6 @@
  * and saves them to settings.json.
  */
 
-import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,23 +15,16 @@ import {
 	createPiSandbox,
 	LOOPBACK_MODEL_ID,
 	LOOPBACK_PROVIDER_ID,
-	node22Path,
 	type PiSandbox,
-	piBaseArgs,
-	piCliPath,
-	piEnv,
 	runPrint,
-	stopTmux,
 } from "../harness/pi-cli.ts";
 import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
+import { HAS_TMUX, startTmuxPi } from "../harness/pi-tmux.ts";
 
-const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 const COLUMNS = 160;
 const ROWS = 50;
 /** Pi's editor treats keys that arrive with the text as one paste; Enter must come on its own. */
 const KEY_GAP_MS = 600;
-const WAIT_MS = 30_000;
-const POLL_MS = 200;
 const MODEL_KEY = `${LOOPBACK_PROVIDER_ID}/${LOOPBACK_MODEL_ID}`;
 const BAD = { compaction: { engine: "bogus", targetContextRatio: 5 } };
 
@@ -92,50 +84,10 @@ describe("compaction settings in the CLI", () => {
 describe.skipIf(!HAS_TMUX)("/fabric-settings in Pi's TUI (tmux)", () => {
 	it("edits Max occupancy and the model's Threshold and saves them", async () => {
 		const sandbox = await sandboxWith({});
-		const socket = `pi-fold-settings-${process.pid}`;
-		const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
-		const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-		// No compile cache: nothing keeps writing into the sandbox after the server is killed.
-		const tuiEnv = { ...piEnv(sandbox), TERM: "xterm-256color", NODE_DISABLE_COMPILE_CACHE: "1" };
-		const env = Object.entries(tuiEnv).map(([k, v]) => `${k}=${quote(v)}`);
-		const command = [node22Path(), piCliPath(), ...piBaseArgs(sandbox)].map(quote).join(" ");
-		tmux(
-			"new-session",
-			"-d",
-			"-s",
-			"pi",
-			"-x",
-			`${COLUMNS}`,
-			"-y",
-			`${ROWS}`,
-			"-c",
-			sandbox.cwd,
-			`env -i ${env.join(" ")} ${command}`,
-		);
-		cleanups.push(() => {
-			stopTmux(socket, sandbox.root);
-		});
-		const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-		const capture = () => tmux("capture-pane", "-p", "-J", "-t", "pi");
-		const waitFor = async (text: string): Promise<string> => {
-			for (let waited = 0; waited < WAIT_MS; waited += POLL_MS) {
-				const screen = capture();
-				if (screen.includes(text)) return screen;
-				await sleep(POLL_MS);
-			}
-			throw new Error(`"${text}" never appeared; the screen was:\n${capture()}`);
-		};
-		const keys = async (...names: string[]) => {
-			for (const name of names) {
-				tmux("send-keys", "-t", "pi", name);
-				await sleep(150);
-			}
-		};
-		const type = async (text: string) => {
-			tmux("send-keys", "-t", "pi", "-l", text);
-			await sleep(KEY_GAP_MS);
-			tmux("send-keys", "-t", "pi", "Enter");
-		};
+		const pi = startTmuxPi(sandbox, { name: "pi-fold-settings", columns: COLUMNS, rows: ROWS, keyGapMs: KEY_GAP_MS });
+		cleanups.push(() => pi.stop());
+		const { waitFor, keys } = pi;
+		const type = (text: string) => pi.line(text);
 		const saved = () => JSON.parse(readFileSync(join(sandbox.agentDir, "settings.json"), "utf8")).compaction;
 
 		await waitFor("fold 0%");

@@ -6,30 +6,24 @@
  * as one collapsed line.
  */
 
-import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
-import { createPiSandbox, node22Path, piBaseArgs, piCliPath, piEnv, stopTmux } from "../harness/pi-cli.ts";
+import { createPiSandbox } from "../harness/pi-cli.ts";
+import { HAS_TMUX, startTmuxPi } from "../harness/pi-tmux.ts";
 
-const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 /** Terminal size of the pane; wide enough that report lines do not wrap. */
 const COLUMNS = 160;
 const ROWS = 60;
 /** Pi's editor treats keys that arrive with the text as one paste; Enter must come on its own. */
 const KEY_GAP_MS = 800;
-const WAIT_MS = 30_000;
-const POLL_MS = 200;
 const SECRET = "TUI-SECRET-91c2";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
 
 /** A peek of whatever fold id the window shows (ids are content hashes the test cannot predict). */
 function peekTheFold(provider: LoopbackProvider): void {
@@ -54,45 +48,14 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 		);
 		peekTheFold(provider);
 
-		const socket = `pi-fold-tui-${process.pid}`;
-		const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-		// No compile cache: nothing keeps writing into the sandbox after the server is killed.
-		const tuiEnv = { ...piEnv(sandbox), TERM: "xterm-256color", NODE_DISABLE_COMPILE_CACHE: "1" };
-		const env = Object.entries(tuiEnv).map(([k, v]) => `${k}=${quote(v)}`);
-		const command = [node22Path(), piCliPath(), ...piBaseArgs(sandbox)].map(quote).join(" ");
-		tmux(
-			"new-session",
-			"-d",
-			"-s",
-			"pi",
-			"-x",
-			String(COLUMNS),
-			"-y",
-			String(ROWS),
-			"-c",
-			sandbox.cwd,
-			`env -i ${env.join(" ")} ${command}`,
-		);
-		cleanups.push(() => {
-			stopTmux(socket, sandbox.root);
-		});
-		const capture = () => tmux("capture-pane", "-p", "-J", "-t", "pi");
-		const waitFor = async (text: string): Promise<string> => {
-			for (let waited = 0; waited < WAIT_MS; waited += POLL_MS) {
-				const screen = capture();
-				if (screen.includes(text)) return screen;
-				await sleep(POLL_MS);
-			}
-			throw new Error(`"${text}" never appeared; the screen was:\n${capture()}`);
-		};
+		const pi = startTmuxPi(sandbox, { name: "pi-fold-tui", columns: COLUMNS, rows: ROWS, keyGapMs: KEY_GAP_MS });
+		cleanups.push(() => pi.stop());
 		const type = async (input: string, expected: string): Promise<string> => {
-			tmux("send-keys", "-t", "pi", "-l", input);
-			await sleep(KEY_GAP_MS);
-			tmux("send-keys", "-t", "pi", "Enter");
-			return waitFor(expected);
+			await pi.line(input);
+			return pi.waitFor(expected);
 		};
 
-		await waitFor("fold 0% of 128k");
+		await pi.waitFor("fold 0% of 128k");
 		await type("Read c.txt", "Read it.");
 		await type("Thanks", "You are welcome.");
 		await type("/fold-context", "Folded chapter");
