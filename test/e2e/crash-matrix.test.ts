@@ -14,7 +14,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ExtensionAPI, SessionManager } from "@earendil-works/pi-coding-agent";
-import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkLattice } from "../../src/fold/lattice-view.ts";
 import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
@@ -22,6 +21,7 @@ import { liveLattice, rebuildState, stateEntryTypes } from "../../src/fold/state
 import { analyzeBranch } from "../../src/fold/units.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { persistDrafts } from "../fixtures/fold.ts";
+import { registerStageTool } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, reply, toolCall } from "../harness/sdk.ts";
 
 const PREFIX = "pi-fold-active-context";
@@ -36,16 +36,7 @@ afterEach(async () => {
 async function committedSession(): Promise<string[]> {
 	const extension = (pi: ExtensionAPI) => {
 		registerPiFold(pi);
-		pi.registerTool({
-			name: "repo_stage",
-			label: "Stage",
-			description: "Run one stage",
-			parameters: Type.Object({ stage: Type.Integer() }),
-			async execute(_id, params) {
-				const text = `stage ${params.stage}\n${`stage ${params.stage} detail line\n`.repeat(900)}`;
-				return { content: [{ type: "text", text }], details: {} };
-			},
-		});
+		registerStageTool(pi, (stage) => `stage ${stage}\n${`stage ${stage} detail line\n`.repeat(900)}`);
 	};
 	const harness = await createSdkHarness({
 		extensions: [extension],

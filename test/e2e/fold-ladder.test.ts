@@ -19,6 +19,7 @@ import { BACKSTOP_OCCUPANCY } from "../../src/fold/policy/ladder.ts";
 import type { FoldRuntime } from "../../src/fold/runtime.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { estimateMessageTokens } from "../../src/session/tokens.ts";
+import { registerStageTool } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
 const WINDOW = 40_000;
@@ -54,15 +55,7 @@ async function stagedSession(
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
 		runtime = registerPiFold(pi, options);
-		pi.registerTool({
-			name: "repo_stage",
-			label: "Stage",
-			description: "Run one stage of the assignment",
-			parameters: Type.Object({ stage: Type.Integer() }),
-			async execute(_id, params) {
-				return { content: [{ type: "text", text: stageText(params.stage, stageLines) }], details: {} };
-			},
-		});
+		registerStageTool(pi, (stage) => stageText(stage, stageLines));
 		// Stands in for a subagent call: a blocking tool in the default blockingTools.
 		pi.registerTool({
 			name: "Agent",

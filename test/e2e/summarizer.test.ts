@@ -8,7 +8,6 @@
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PiFoldOptions } from "../../src/fold/options.ts";
 import type { FoldRecord } from "../../src/fold/records.ts";
@@ -16,6 +15,7 @@ import type { FoldRuntime } from "../../src/fold/runtime.ts";
 import { liveLattice, rebuildState } from "../../src/fold/state.ts";
 import { SUMMARIZER_ENTRY_SUFFIX } from "../../src/fold/summarizer-prompt.ts";
 import { registerPiFold } from "../../src/index.ts";
+import { registerStageTool } from "../fixtures/stage-tool.ts";
 import {
 	callTools,
 	createSdkHarness,
@@ -48,15 +48,7 @@ async function stagedRun(options: PiFoldOptions): Promise<{ harness: SdkHarness;
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
 		runtime = registerPiFold(pi, options);
-		pi.registerTool({
-			name: "repo_stage",
-			label: "Stage",
-			description: "Run one stage of the assignment",
-			parameters: Type.Object({ stage: Type.Integer() }),
-			async execute(_id, params) {
-				return { content: [{ type: "text", text: stageText(params.stage) }], details: {} };
-			},
-		});
+		registerStageTool(pi, stageText);
 	};
 	const harness = await createSdkHarness({
 		extensions: [extension],
