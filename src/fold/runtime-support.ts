@@ -12,6 +12,11 @@ import type { FoldOrigin } from "./records.ts";
 import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "./store.ts";
 import { openFileFoldStore } from "./store-file.ts";
 
+/** A linear branch's identity while it only grows: its length and both ends. */
+export function branchKey(branch: readonly SessionEntry[]): string {
+	return `${branch.length}:${branch[0]?.id ?? ""}:${branch.at(-1)?.id ?? ""}`;
+}
+
 /**
  * What the drafts depend on besides the fold state: the edits and
  * compactions on the branch (folds cover only old, closed entries, so a new

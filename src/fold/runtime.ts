@@ -51,6 +51,7 @@ import { type ProjectionCandidate, projectionCandidates } from "./projection-can
 import type { FoldLattice, FoldOrigin, FoldRecord } from "./records.ts";
 import { lostAnnouncements, lostNoticeText, noticeType } from "./recovery.ts";
 import {
+	branchKey,
 	editFingerprint,
 	freshTailStart,
 	lastCommitOn,
@@ -89,6 +90,8 @@ export class FoldRuntime {
 	/** A blocking tool ran since the last boundary: the prefix cache is presumed cold, a commit costs no extra re-read. */
 	private coldCache = false;
 	private viewMemo: { key: string; view: BranchView } | undefined;
+	/** The last window reading, valid while the state, the branch and the system prompt are unchanged. */
+	private readingMemo: { state: FoldState; key: string; reading: WindowReading } | undefined;
 	/** The last drafts computed, valid while the state and the branch's edits and compactions are unchanged. */
 	private draftsMemo: { state: FoldState; key: string; drafts: ContextEditEntryDraft[] } | undefined;
 	/** Set once another process is seen appending to the session file: automatic folding stops. */
@@ -244,7 +247,7 @@ export class FoldRuntime {
 
 	/** The branch's structural view, reused while the branch is the same (same length, same ends). */
 	private viewOf(branch: readonly SessionEntry[]): BranchView {
-		const key = `${branch.length}:${branch[0]?.id ?? ""}:${branch.at(-1)?.id ?? ""}`;
+		const key = branchKey(branch);
 		if (this.viewMemo?.key !== key) {
 			this.viewMemo = { key, view: analyzeBranch(branch, { readOnlyTools: this.options.readOnlyTools }) };
 		}
@@ -385,10 +388,19 @@ export class FoldRuntime {
 		preview?: SessionProjection["entries"],
 	): WindowReading {
 		const drafts = this.pendingDrafts(ctx, branch);
-		if (drafts.length === 0 && preview) return readWindow({ entries: preview }, ctx.getSystemPrompt());
+		const system = ctx.getSystemPrompt();
+		// The boundary and the footer after it read the same window: one projection serves both.
+		const key = `${branchKey(branch)}|${editFingerprint(branch)}|${system.length}`;
+		if (this.readingMemo?.state === this.state && this.readingMemo.key === key) return this.readingMemo.reading;
 		const projection =
-			drafts.length > 0 ? projectionWithDrafts(branch, drafts) : ctx.sessionManager.buildSessionProjection();
-		return readWindow(projection, ctx.getSystemPrompt());
+			drafts.length === 0 && preview
+				? { entries: preview }
+				: drafts.length > 0
+					? projectionWithDrafts(branch, drafts)
+					: ctx.sessionManager.buildSessionProjection();
+		const reading = readWindow(projection, system);
+		this.readingMemo = { state: this.state, key, reading };
+		return reading;
 	}
 
 	private budget(ctx: ExtensionContext): number | undefined {
