@@ -14,12 +14,12 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { type BoundaryPolicy, type HostFor, type ReplayResult, replayBranch } from "../../src/cost/fold-replay.ts";
 import { applyRecords, windowReading } from "../../src/cost/fold-shell.ts";
-import { createFold } from "../../src/fold/lattice.ts";
-import { indexLattice } from "../../src/fold/lattice-index.ts";
+import { createFold } from "../../src/fold/lattice/lattice.ts";
+import { indexLattice } from "../../src/fold/lattice/lattice-index.ts";
+import { type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
+import { analyzeBranch } from "../../src/fold/lattice/units.ts";
 import type { ResolvedOptions } from "../../src/fold/options.ts";
 import { BRIEF_TOKENS_ESTIMATE } from "../../src/fold/policy/ladder.ts";
-import { type FoldRecord, isRefusal } from "../../src/fold/records.ts";
-import { analyzeBranch } from "../../src/fold/units.ts";
 
 export type PolicyName = "recorded" | "ladder" | "fold-all";
 

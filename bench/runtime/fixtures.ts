@@ -23,13 +23,13 @@ import {
 	type ShellState,
 	shellWith,
 } from "../../src/cost/fold-shell.ts";
-import { consolidateFolds } from "../../src/fold/lattice.ts";
-import { MIN_CHAPTER_UNITS } from "../../src/fold/lattice-rules.ts";
+import { consolidateFolds } from "../../src/fold/lattice/lattice.ts";
+import { MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice-rules.ts";
+import { type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
+import { analyzeBranch, closedChapters } from "../../src/fold/lattice/units.ts";
 import type { ResolvedOptions } from "../../src/fold/options.ts";
 import { MAX_VISIBLE_FOLDS } from "../../src/fold/policy/ladder.ts";
-import { type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/records.ts";
-import { emptyFoldState, persistChange } from "../../src/fold/state.ts";
-import { analyzeBranch, closedChapters } from "../../src/fold/units.ts";
+import { emptyFoldState, persistChange } from "../../src/fold/state/state.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { generateSession } from "../generate.ts";
 import { foldEverything } from "../suites/fold.ts";

@@ -10,7 +10,7 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { SessionManager } from "@earendil-works/pi-coding-agent";
 import { resolveOptions } from "../../src/fold/options.ts";
-import { FoldRuntime } from "../../src/fold/runtime.ts";
+import { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 
 /** A system prompt of about 5,000 tokens, as a coding agent's is. */
 const SYSTEM_PROMPT = "s".repeat(20_000);

@@ -14,8 +14,8 @@
 
 import { hostFacts } from "../../src/cost/fold-replay.ts";
 import { pendingDrafts, projectBranch } from "../../src/cost/fold-shell.ts";
+import { analyzeBranch } from "../../src/fold/lattice/units.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
-import { analyzeBranch } from "../../src/fold/units.ts";
 import type { BenchCase, Benchmark, BenchRatio } from "../harness.ts";
 import { type FoldedFixture, foldedFixture, RAW_TAIL_CHAPTERS, RECENT_ROOTS } from "../runtime/fixtures.ts";
 import { timeRealRuntime } from "../runtime/real-runtime.ts";

@@ -15,7 +15,7 @@ import type { CostParts } from "../cost/price.ts";
 import { type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
 import type { RateCard } from "../cost/rate-card.ts";
 import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
-import { describeUsage } from "../fold/summarizer-prompt.ts";
+import { describeUsage } from "../fold/briefs/summarizer-prompt.ts";
 import type { LoadedSession } from "../session/load.ts";
 import { type SessionStats, sessionStats } from "../session/stats.ts";
 import { type FoldActivity, foldActivity } from "./activity.ts";

@@ -23,7 +23,7 @@
 
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { announce } from "../fold/instrument.ts";
+import { announce } from "../fold/engine/instrument.ts";
 import type { ResolvedOptions } from "../fold/options.ts";
 import { servingBudget, tokenPrices } from "../fold/policy/budget.ts";
 import { PI_CHARS_PER_TOKEN } from "../session/tokens.ts";

@@ -19,7 +19,7 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry, SessionProjection } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
-import { planCommit } from "../fold/commit.ts";
+import { planCommit } from "../fold/engine/commit.ts";
 import {
 	announce,
 	emptyInstrument,
@@ -28,14 +28,14 @@ import {
 	messageDigest,
 	observeRequest,
 	type RewriteEvent,
-} from "../fold/instrument.ts";
-import { editDrafts, planWindow, projectionWithDrafts, projectWithDrafts } from "../fold/materialize.ts";
+} from "../fold/engine/instrument.ts";
+import { editDrafts, planWindow, projectionWithDrafts, projectWithDrafts } from "../fold/engine/materialize.ts";
+import type { FoldLattice, FoldRecord } from "../fold/lattice/records.ts";
+import { analyzeBranch, type BranchView } from "../fold/lattice/units.ts";
 import type { ResolvedOptions } from "../fold/options.ts";
 import { readWindow, type TokenPrices, type WindowReading } from "../fold/policy/budget.ts";
 import { type CommitDecision, decideCommit } from "../fold/policy/ladder.ts";
-import type { FoldLattice, FoldRecord } from "../fold/records.ts";
-import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange } from "../fold/state.ts";
-import { analyzeBranch, type BranchView } from "../fold/units.ts";
+import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange } from "../fold/state/state.ts";
 import { estimateMessagesTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 
 /** What the runtime holds in memory between events. */

@@ -10,8 +10,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FoldRuntime } from "../../src/fold/runtime.ts";
-import { FOOTER_STATUS_KEY } from "../../src/host/footer.ts";
+import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
+import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { callTools, createSdkHarness, type HarnessSettings, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 

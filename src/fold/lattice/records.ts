@@ -1,0 +1,221 @@
+/**
+ * Fold records, fold ids, refusals, and the lattice container.
+ *
+ * A fold record is immutable plain data: an ordered list of parts (exact
+ * session entries or other folds), the brief that stands in for them, and the
+ * SHA-256 of the canonical bytes of its leaf entries. Records form a forest
+ * (a DAG whose leaves are session entries; every fold has at most one parent)
+ * held in a `FoldLattice`. This module owns the shapes and the checks that need
+ * no branch: id derivation, record-set validation, and leaf resolution. Rules
+ * that need the branch (spans, nesting, guards) live in lattice.ts.
+ */
+
+import { isSha256Hex, sha256Hex } from "../../session/canonical.ts";
+
+export type FoldKind = "tool-batch" | "chapter" | "consolidation";
+export type FoldOrigin = "agent" | "ladder" | "command";
+export type BriefGenerator = "deterministic" | "model" | "supplied";
+
+export type FoldPart = { type: "entry"; entryId: string } | { type: "fold"; foldId: string };
+
+/** Which model wrote a brief, when one did. */
+export interface BriefAttribution {
+	provider: string;
+	model: string;
+	effort?: string;
+}
+
+export interface FoldProvenance {
+	origin: FoldOrigin;
+	briefGenerator: BriefGenerator;
+	/** Present when `briefGenerator` is "model". */
+	model?: BriefAttribution;
+}
+
+export interface FoldSizes {
+	/** UTF-8 bytes of the exact source (canonical span bytes of the leaf entries). */
+	sourceBytes: number;
+	/** UTF-8 bytes of the brief. */
+	briefBytes: number;
+	/** Leaf entries under the fold. */
+	entryCount: number;
+	/** Estimated tokens of the exact source, when the caller supplied an estimator. */
+	estimatedTokens?: number;
+}
+
+export interface FoldRecord {
+	id: string;
+	kind: FoldKind;
+	parts: FoldPart[];
+	brief: string;
+	/** Lowercase hex SHA-256 of `canonicalSpanBytes(leaf entries)`; the fold store's blob address. */
+	sourceHash: string;
+	sizes: FoldSizes;
+	provenance: FoldProvenance;
+}
+
+/** Every fold known on a branch, keyed by id, in creation order. Never mutated: operations return a new one. */
+export interface FoldLattice {
+	readonly folds: ReadonlyMap<string, FoldRecord>;
+}
+
+export type RefusalCode =
+	| "unknown-id"
+	| "unknown-fold"
+	| "span-too-small"
+	| "not-a-tool-batch"
+	| "open-unit"
+	| "barrier"
+	| "protected"
+	| "fresh-tail"
+	| "inside-fold"
+	| "already-folded"
+	| "not-adjacent"
+	| "has-parent"
+	| "empty-brief"
+	| "stale-plan"
+	| "invalid-record";
+
+/** Why a fold operation did nothing. `message` names the problem and the next action. */
+export interface FoldRefusal {
+	ok: false;
+	code: RefusalCode;
+	message: string;
+}
+
+export function refusal(code: RefusalCode, message: string): FoldRefusal {
+	return { ok: false, code, message };
+}
+
+export function isRefusal(value: unknown): value is FoldRefusal {
+	return typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false;
+}
+
+/** Prefix of every fold id. */
+export const FOLD_ID_PREFIX = "f-";
+/** Hex digits in a fold id when nothing collides (48 bits). */
+export const FOLD_ID_HEX_LENGTH = 12;
+/** Hex digits added each time a shorter id is already held by a different fold. */
+export const FOLD_ID_HEX_STEP = 4;
+
+const FOLD_ID_PATTERN = /^f-[0-9a-f]{12,64}$/;
+
+/** True when `id` has the shape of a fold id (`f-` and 12 to 64 lowercase hex digits). */
+export function isFoldId(id: string): boolean {
+	return FOLD_ID_PATTERN.test(id);
+}
+
+/** The full-length digest a fold id is a prefix of: sha256 of kind and source hash. */
+export function foldIdDigest(kind: FoldKind, sourceHash: string): string {
+	return sha256Hex(`pi-fold:${kind}:${sourceHash}`);
+}
+
+/**
+ * Deterministic fold id: `f-` + the first 12 hex digits of
+ * sha256("pi-fold:<kind>:<sourceHash>"). If that id is already held by a fold
+ * with a different kind or source (a 48-bit collision), the id grows by 4 hex
+ * digits at a time until it is free; the same lattice history therefore always
+ * yields the same ids. A fold with the same kind and source is the same fold
+ * and keeps the short id (callers refuse it as already folded).
+ */
+export function deriveFoldId(kind: FoldKind, sourceHash: string, taken: ReadonlyMap<string, FoldRecord>): string {
+	const digest = foldIdDigest(kind, sourceHash);
+	for (let length = FOLD_ID_HEX_LENGTH; length <= digest.length; length += FOLD_ID_HEX_STEP) {
+		const id = `${FOLD_ID_PREFIX}${digest.slice(0, length)}`;
+		const holder = taken.get(id);
+		if (!holder || (holder.kind === kind && holder.sourceHash === sourceHash)) return id;
+	}
+	// 64 hex digits held by a different source means a SHA-256 collision.
+	throw new Error(`fold id space exhausted for ${kind}:${sourceHash}`);
+}
+
+export function emptyLattice(): FoldLattice {
+	return { folds: new Map() };
+}
+
+/** A lattice with `record` added or replaced (same id), keeping creation order. */
+export function withRecord(lattice: FoldLattice, record: FoldRecord): FoldLattice {
+	const folds = new Map(lattice.folds);
+	folds.set(record.id, record);
+	return { folds };
+}
+
+/** Fold id → id of the fold whose parts name it. Roots are absent. */
+export function parentMap(lattice: FoldLattice): Map<string, string> {
+	const parents = new Map<string, string>();
+	for (const record of lattice.folds.values()) {
+		for (const part of record.parts) if (part.type === "fold") parents.set(part.foldId, record.id);
+	}
+	return parents;
+}
+
+/** Leaf entry ids of a fold, in transcript order. */
+export function leafEntryIds(lattice: FoldLattice, foldId: string): string[] | FoldRefusal {
+	if (!lattice.folds.has(foldId)) return unknownFold(foldId);
+	const leaves: string[] = [];
+	const visit = (id: string, depth: number): void => {
+		const record = lattice.folds.get(id);
+		// latticeFromRecords rejects cycles and dangling parts; the depth guard protects hand-built lattices.
+		if (!record || depth > lattice.folds.size) throw new Error(`fold ${id} is dangling or cyclic`);
+		for (const part of record.parts) {
+			if (part.type === "entry") leaves.push(part.entryId);
+			else visit(part.foldId, depth + 1);
+		}
+	};
+	visit(foldId, 0);
+	return leaves;
+}
+
+/** Fold ids a fold's parts name directly, in order. */
+export function childFoldIds(record: FoldRecord): string[] {
+	return record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
+}
+
+export function unknownFold(foldId: string): FoldRefusal {
+	return refusal(
+		"unknown-fold",
+		`No fold "${foldId}" on this branch. List fold ids with the status action (detail "tree") and retry with one of them.`,
+	);
+}
+
+/**
+ * Rebuild a lattice from persisted records (creation order), checking what a
+ * record set can get wrong without the branch: id shape and derivation, hash
+ * shape, dangling or repeated fold parts, a fold with two parents, cycles.
+ */
+export function latticeFromRecords(records: readonly FoldRecord[]): FoldLattice | FoldRefusal {
+	const folds = new Map<string, FoldRecord>();
+	const invalid = (id: string, problem: string): FoldRefusal =>
+		refusal(
+			"invalid-record",
+			`Fold record ${id} ${problem}. Drop the record (its entries stay in the session log) and fold the span again.`,
+		);
+	for (const record of records) {
+		if (!isFoldId(record.id)) return invalid(JSON.stringify(record.id), "has no valid fold id");
+		if (folds.has(record.id)) return invalid(record.id, "appears twice");
+		if (!isSha256Hex(record.sourceHash)) return invalid(record.id, "has a malformed source hash");
+		if (!foldIdDigest(record.kind, record.sourceHash).startsWith(record.id.slice(FOLD_ID_PREFIX.length))) {
+			return invalid(record.id, "has an id that does not derive from its kind and source hash");
+		}
+		if (record.parts.length === 0) return invalid(record.id, "has no parts");
+		folds.set(record.id, record);
+	}
+	const parents = new Map<string, string>();
+	for (const record of folds.values()) {
+		for (const part of record.parts) {
+			if (part.type !== "fold") continue;
+			if (!folds.has(part.foldId)) return invalid(record.id, `names a missing fold ${part.foldId}`);
+			const other = parents.get(part.foldId);
+			if (other !== undefined) return invalid(record.id, `shares child ${part.foldId} with ${other}`);
+			parents.set(part.foldId, record.id);
+		}
+	}
+	for (const id of folds.keys()) {
+		const seen = new Set<string>();
+		for (let at: string | undefined = id; at !== undefined; at = parents.get(at)) {
+			if (seen.has(at)) return invalid(id, "is its own ancestor");
+			seen.add(at);
+		}
+	}
+	return { folds };
+}
