@@ -40,7 +40,7 @@ const ALLOWED: readonly { file: string; text: string; why: string }[] = [
 		why: "synthetic tool-call arguments in generated entries",
 	},
 	{
-		file: "test/fold/store.test.ts",
+		file: "test/fold/store/store.test.ts",
 		text: '"../../../etc/passwd"',
 		why: "a path-traversal hash the store must reject",
 	},

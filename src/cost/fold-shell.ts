@@ -35,7 +35,8 @@ import { analyzeBranch, type BranchView } from "../fold/lattice/units.ts";
 import type { ResolvedOptions } from "../fold/options.ts";
 import { readWindow, type TokenPrices, type WindowReading } from "../fold/policy/budget.ts";
 import { type CommitDecision, decideCommit } from "../fold/policy/ladder.ts";
-import { emptyFoldState, type FoldOp, type FoldState, liveLattice, persistChange } from "../fold/state/state.ts";
+import { emptyFoldState, type FoldState, liveLattice, persistChange } from "../fold/state/state.ts";
+import type { FoldOp } from "../fold/state/state-schema.ts";
 import { estimateMessagesTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 
 /** What the runtime holds in memory between events. */

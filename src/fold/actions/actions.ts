@@ -30,9 +30,12 @@ import {
 import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { appliesImmediately } from "../policy/epoch.ts";
-import type { FoldOp, FoldState } from "../state/state.ts";
+import type { FoldState } from "../state/state.ts";
+import type { FoldOp } from "../state/state-schema.ts";
 import { type BlobSlice, FoldIntegrityError, type FoldStore, FoldStoreError, sliceBytes } from "../store/store.ts";
-import { PEEK_MAX_BYTES } from "./tool-schema.ts";
+
+/** Most bytes one peek may return. */
+export const PEEK_MAX_BYTES = 48_000;
 
 /** Everything an action may read. */
 export interface FoldWorkspace {

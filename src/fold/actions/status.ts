@@ -19,7 +19,8 @@ import type { BranchView } from "../lattice/units.ts";
 import type { FoldScheduling } from "../options.ts";
 import { formatSummarizerStatus, type SummarizerStatus } from "../pi/summarizer.ts";
 import { type BudgetFacts, servingBudget, type WindowReading } from "../policy/budget.ts";
-import type { FoldState, PendingMark } from "../state/state.ts";
+import type { FoldState } from "../state/state.ts";
+import type { PendingMark } from "../state/state-schema.ts";
 import { type EvidenceFacts, formatEvidence } from "../store/evidence.ts";
 
 /** Rewrite events shown in status text. */

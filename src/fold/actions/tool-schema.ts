@@ -11,14 +11,13 @@ import { StringEnum } from "@earendil-works/pi-ai";
 import { type Static, Type } from "typebox";
 import { BRIEF_MAX_CHARS } from "../briefs/brief.ts";
 import type { ToolAction } from "../options.ts";
+import { PEEK_MAX_BYTES } from "./actions.ts";
 import { STATUS_TREE_MAX_LIMIT } from "./status.ts";
 
 /** Longest id accepted (tool call ids from some providers are long). */
 export const MAX_ID_LENGTH = 256;
 /** Most ids one call may name. */
 export const MAX_IDS = 64;
-/** Most bytes one peek may return. */
-export const PEEK_MAX_BYTES = 48_000;
 /**
  * Ids are opaque tokens: letters, digits and `_ - . : |`, never whitespace.
  * A summary's entry address may add a leading `@` and one `/<n>`,

@@ -16,7 +16,7 @@ import { consolidateFolds, createFold, type FoldOptions } from "../lattice/latti
 import { type FoldLattice, type FoldRecord, isRefusal } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { CommitDecision, CommitReason, LadderCandidate, Rung } from "../policy/ladder.ts";
-import type { FoldOp } from "../state/state.ts";
+import type { FoldOp } from "../state/state-schema.ts";
 
 /** Bound on the refusal lines a commit summary keeps. */
 export const COMMIT_SUMMARY_MAX_REFUSALS = 8;

@@ -6,8 +6,7 @@
  * the result exactly as the tool returned it.
  */
 
-import type { ActionOutcome } from "../actions/actions.ts";
-import { PEEK_MAX_BYTES } from "../actions/tool-schema.ts";
+import { type ActionOutcome, PEEK_MAX_BYTES } from "../actions/actions.ts";
 import type { ResolvedOptions } from "../options.ts";
 import {
 	disabledEvidence,

@@ -9,9 +9,18 @@
 import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { Theme, ToolDefinition, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
 import { type Component, Text } from "@earendil-works/pi-tui";
+import type { StatusDetails } from "../actions/status.ts";
 import { readableBytes } from "./context-report.ts";
 import { describeSourceEntry } from "./peek-report.ts";
-import type { ToolDetails } from "./tool.ts";
+
+/** What a context tool result carries besides its text (also what the renderer reads). */
+export interface ToolDetails {
+	action: string;
+	ok: boolean;
+	code?: string;
+	foldId?: string;
+	status: StatusDetails;
+}
 
 /** Pi's render context (not exported by name from the package root). */
 type ToolRenderContext = Parameters<NonNullable<ToolDefinition["renderCall"]>>[2];

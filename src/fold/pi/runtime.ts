@@ -52,14 +52,8 @@ import { analyzeBranch, type BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { fenceVerdict, readWindow, servingBudget, tokenPrices, type WindowReading } from "../policy/budget.ts";
 import { type CommitDecision, decideCommit, type LadderInput } from "../policy/ladder.ts";
-import {
-	emptyFoldState,
-	type FoldOp,
-	type FoldState,
-	liveLattice,
-	persistChange,
-	rebuildState,
-} from "../state/state.ts";
+import { emptyFoldState, type FoldState, liveLattice, persistChange, rebuildState } from "../state/state.ts";
+import type { FoldOp } from "../state/state-schema.ts";
 import { createMemoryFoldStore, type FoldStore } from "../store/store.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { foreignTail } from "./other-writer.ts";

@@ -62,7 +62,7 @@ import type { BriefAttribution, FoldKind, FoldLattice } from "../lattice/records
 import type { BranchView } from "../lattice/units.ts";
 import type { ContextSpanBrief, ContextSpanRequest, ResolvedOptions, SummarizeContextSpan } from "../options.ts";
 import { type LadderInput, ladderCandidates } from "../policy/ladder.ts";
-import type { PendingMark } from "../state/state.ts";
+import type { PendingMark } from "../state/state-schema.ts";
 
 /** A request that has not answered in a minute has missed several boundaries already; aborting frees the connection. */
 export const SUMMARIZER_TIMEOUT_MS = 60_000;

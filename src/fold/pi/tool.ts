@@ -23,16 +23,8 @@ import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } fr
 import type { ToolAction } from "../options.ts";
 import { parseEvidenceAddress } from "../store/evidence.ts";
 import { updateFooter } from "./footer.ts";
-import { renderContextCall, renderContextResult } from "./render-tool.ts";
+import { renderContextCall, renderContextResult, type ToolDetails } from "./render-tool.ts";
 import type { FoldRuntime } from "./runtime.ts";
-
-export interface ToolDetails {
-	action: string;
-	ok: boolean;
-	code?: string;
-	foldId?: string;
-	status: StatusDetails;
-}
 
 function description(toolName: string, actions: readonly ToolAction[]): string {
 	return [

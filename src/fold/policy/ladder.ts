@@ -22,7 +22,7 @@ import { indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
 import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
 import type { FoldLattice } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
-import type { PendingMark } from "../state/state.ts";
+import type { PendingMark } from "../state/state-schema.ts";
 import type { TokenPrices, WindowReading } from "./budget.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */

@@ -5,11 +5,47 @@
  * schema per persisted kind; the checks are compiled once.
  */
 
+import type { ContextEditEntry } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { Compile } from "typebox/compile";
 import { BRIEF_MAX_CHARS, finishBrief, truncateText } from "../briefs/brief.ts";
 import type { FoldRecord } from "../lattice/records.ts";
-import type { FoldOp, FoldStateData } from "./state.ts";
+
+export interface PendingMark {
+	/** The fold the commit would create. */
+	record: FoldRecord;
+	origin: "agent" | "ladder";
+}
+
+/** Mutable fold state (records aside). Plain data; every change returns a new value. */
+export interface FoldStateData {
+	expanded: readonly string[];
+	protected: readonly string[];
+	/** Rebriefs: fold id → brief that replaces the record's. */
+	briefs: Readonly<Record<string, string>>;
+	/** Folds dissolved by reboundary; their records stay for history but no longer fold anything. */
+	dissolved: readonly string[];
+	marks: readonly PendingMark[];
+	/**
+	 * What an entry showed before pi-fold first folded it, when that was not
+	 * its raw content (another extension's context edit). Expanding restores
+	 * this, so expand is byte-identical to the never-folded window.
+	 */
+	baselines: Readonly<Record<string, ContextEditEntry["replacement"]>>;
+}
+
+export type FoldOp =
+	| { op: "expand"; id: string }
+	| { op: "refold"; id: string }
+	| { op: "protect"; ids: string[] }
+	| { op: "unprotect"; ids: string[] }
+	| { op: "rebrief"; id: string; brief: string }
+	| { op: "dissolve"; id: string }
+	| { op: "restore"; id: string }
+	| { op: "mark"; mark: PendingMark }
+	| { op: "unmark"; id: string }
+	| { op: "clear-marks"; ids: string[] }
+	| { op: "baseline"; entries: Record<string, ContextEditEntry["replacement"]> };
 
 /** Longest id a persisted record may carry (entry and tool-call ids from some providers are long). */
 export const PERSISTED_ID_MAX = 256;

@@ -11,51 +11,15 @@
  * trusted.
  */
 
-import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { utf8ByteLength } from "../../text/utf8.ts";
 import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "../lattice/records.ts";
-import { decodeOp, decodeRecord, decodeStateData } from "./state-schema.ts";
+import { decodeOp, decodeRecord, decodeStateData, type FoldOp, type FoldStateData } from "./state-schema.ts";
 
 /** Deltas between checkpoints: bounds replay after the last checkpoint. */
 export const CHECKPOINT_INTERVAL = 16;
 /** Version written into every persisted fold entry. */
 export const STATE_FORMAT_VERSION = 1;
-
-export interface PendingMark {
-	/** The fold the commit would create. */
-	record: FoldRecord;
-	origin: "agent" | "ladder";
-}
-
-/** Mutable fold state (records aside). Plain data; every change returns a new value. */
-export interface FoldStateData {
-	expanded: readonly string[];
-	protected: readonly string[];
-	/** Rebriefs: fold id → brief that replaces the record's. */
-	briefs: Readonly<Record<string, string>>;
-	/** Folds dissolved by reboundary; their records stay for history but no longer fold anything. */
-	dissolved: readonly string[];
-	marks: readonly PendingMark[];
-	/**
-	 * What an entry showed before pi-fold first folded it, when that was not
-	 * its raw content (another extension's context edit). Expanding restores
-	 * this, so expand is byte-identical to the never-folded window.
-	 */
-	baselines: Readonly<Record<string, ContextEditEntry["replacement"]>>;
-}
-
-export type FoldOp =
-	| { op: "expand"; id: string }
-	| { op: "refold"; id: string }
-	| { op: "protect"; ids: string[] }
-	| { op: "unprotect"; ids: string[] }
-	| { op: "rebrief"; id: string; brief: string }
-	| { op: "dissolve"; id: string }
-	| { op: "restore"; id: string }
-	| { op: "mark"; mark: PendingMark }
-	| { op: "unmark"; id: string }
-	| { op: "clear-marks"; ids: string[] }
-	| { op: "baseline"; entries: Record<string, ContextEditEntry["replacement"]> };
 
 export interface FoldState {
 	records: readonly FoldRecord[];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isArgumentError, MAX_IDS, PEEK_MAX_BYTES, validateToolArgs } from "../../../src/fold/actions/tool-schema.ts";
+import { PEEK_MAX_BYTES } from "../../../src/fold/actions/actions.ts";
+import { isArgumentError, MAX_IDS, validateToolArgs } from "../../../src/fold/actions/tool-schema.ts";
 import { TOOL_ACTIONS } from "../../../src/fold/options.ts";
 
 const actions = TOOL_ACTIONS.filter((action) => action !== "unmark");

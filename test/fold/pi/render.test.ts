@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { FoldDetail } from "../../../src/fold/actions/status.ts";
 import { contextCompletions, parseContextArgs } from "../../../src/fold/pi/commands.ts";
 import { compactedFolds, formatFooter, readableBytes, shortTokens } from "../../../src/fold/pi/context-report.ts";
+import type { ToolDetails } from "../../../src/fold/pi/render-tool.ts";
 import { callLine, resultView } from "../../../src/fold/pi/render-tool.ts";
-import type { ToolDetails } from "../../../src/fold/pi/tool.ts";
 
 describe("human formatting", () => {
 	it("sizes and the footer", () => {

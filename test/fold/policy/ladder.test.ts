@@ -21,7 +21,7 @@ import {
 	MAX_VISIBLE_FOLDS,
 	MIN_COMMIT_FREED_TOKENS,
 } from "../../../src/fold/policy/ladder.ts";
-import type { PendingMark } from "../../../src/fold/state/state.ts";
+import type { PendingMark } from "../../../src/fold/state/state-schema.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 
 const PRICES: TokenPrices = { uncached: 1, cached: 0.1, longContextAbove: null };

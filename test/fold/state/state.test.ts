@@ -6,13 +6,13 @@ import {
 	CHECKPOINT_INTERVAL,
 	currentBrief,
 	emptyFoldState,
-	type FoldOp,
 	type FoldState,
 	liveLattice,
 	persistChange,
 	rebuildState,
 	stateEntryTypes,
 } from "../../../src/fold/state/state.ts";
+import type { FoldOp } from "../../../src/fold/state/state-schema.ts";
 import { sha256Hex } from "../../../src/session/canonical.ts";
 
 const PREFIX = "pi-fold-active-context";
