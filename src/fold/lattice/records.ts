@@ -178,6 +178,21 @@ export function unknownFold(foldId: string): FoldRefusal {
 	);
 }
 
+/** What is wrong with one record beside those already `taken` (id shape, repeat, derivation, hash, parts), if anything. */
+function recordProblem(
+	record: FoldRecord,
+	taken: ReadonlyMap<string, FoldRecord>,
+): { id: string; problem: string } | undefined {
+	if (!isFoldId(record.id)) return { id: JSON.stringify(record.id), problem: "has no valid fold id" };
+	if (taken.has(record.id)) return { id: record.id, problem: "appears twice" };
+	if (!isSha256Hex(record.sourceHash)) return { id: record.id, problem: "has a malformed source hash" };
+	if (!foldIdDigest(record.kind, record.sourceHash).startsWith(record.id.slice(FOLD_ID_PREFIX.length))) {
+		return { id: record.id, problem: "has an id that does not derive from its kind and source hash" };
+	}
+	if (record.parts.length === 0) return { id: record.id, problem: "has no parts" };
+	return undefined;
+}
+
 /**
  * Rebuild a lattice from persisted records (creation order), checking what a
  * record set can get wrong without the branch: id shape and derivation, hash
@@ -191,13 +206,8 @@ export function latticeFromRecords(records: readonly FoldRecord[]): FoldLattice 
 			`Fold record ${id} ${problem}. Drop the record (its entries stay in the session log) and fold the span again.`,
 		);
 	for (const record of records) {
-		if (!isFoldId(record.id)) return invalid(JSON.stringify(record.id), "has no valid fold id");
-		if (folds.has(record.id)) return invalid(record.id, "appears twice");
-		if (!isSha256Hex(record.sourceHash)) return invalid(record.id, "has a malformed source hash");
-		if (!foldIdDigest(record.kind, record.sourceHash).startsWith(record.id.slice(FOLD_ID_PREFIX.length))) {
-			return invalid(record.id, "has an id that does not derive from its kind and source hash");
-		}
-		if (record.parts.length === 0) return invalid(record.id, "has no parts");
+		const wrong = recordProblem(record, folds);
+		if (wrong) return invalid(wrong.id, wrong.problem);
 		folds.set(record.id, record);
 	}
 	const parents = new Map<string, string>();
@@ -210,12 +220,35 @@ export function latticeFromRecords(records: readonly FoldRecord[]): FoldLattice 
 			parents.set(part.foldId, record.id);
 		}
 	}
+	// Each fold's walk up to its root stops at a fold already known to reach one, so the check is linear.
+	const reachesRoot = new Set<string>();
 	for (const id of folds.keys()) {
-		const seen = new Set<string>();
-		for (let at: string | undefined = id; at !== undefined; at = parents.get(at)) {
-			if (seen.has(at)) return invalid(id, "is its own ancestor");
-			seen.add(at);
+		const path = new Set<string>();
+		for (let at: string | undefined = id; at !== undefined && !reachesRoot.has(at); at = parents.get(at)) {
+			if (path.has(at)) return invalid(id, "is its own ancestor");
+			path.add(at);
 		}
+		for (const at of path) reachesRoot.add(at);
+	}
+	return { folds };
+}
+
+/**
+ * The lattice of every record that `latticeFromRecords` would accept when
+ * the records are added one at a time in order: a record that breaks a rule
+ * is left out and the rest stand. Linear in the parts.
+ */
+export function latticeOfConsistent(records: readonly FoldRecord[]): FoldLattice {
+	const folds = new Map<string, FoldRecord>();
+	const adopted = new Set<string>();
+	for (const record of records) {
+		if (recordProblem(record, folds)) continue;
+		const children = childFoldIds(record);
+		// A missing child, a child with a parent already, a child named twice, or the record itself as a child.
+		if (children.some((child) => !folds.has(child) || adopted.has(child))) continue;
+		if (new Set(children).size !== children.length) continue;
+		folds.set(record.id, record);
+		for (const child of children) adopted.add(child);
 	}
 	return { folds };
 }

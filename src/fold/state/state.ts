@@ -13,7 +13,14 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords } from "../lattice/records.ts";
+import {
+	type FoldLattice,
+	type FoldRecord,
+	isRefusal,
+	latticeFromRecords,
+	latticeOfConsistent,
+} from "../lattice/records.ts";
+import { StateDataBuilder } from "./state-data.ts";
 import { decodeOp, decodeRecord, decodeStateData, type FoldOp, type FoldStateData } from "./state-schema.ts";
 
 /** Deltas between checkpoints: bounds replay after the last checkpoint. */
@@ -60,41 +67,6 @@ export function stateEntryTypes(prefix: string) {
 	} as const;
 }
 
-const without = (list: readonly string[], ids: readonly string[]) => list.filter((item) => !ids.includes(item));
-const withAll = (list: readonly string[], ids: readonly string[]) => [
-	...list,
-	...ids.filter((id) => !list.includes(id)),
-];
-
-/** Apply one delta to state data. */
-export function applyOp(data: FoldStateData, op: FoldOp): FoldStateData {
-	switch (op.op) {
-		case "expand":
-			return { ...data, expanded: withAll(data.expanded, [op.id]) };
-		case "refold":
-			return { ...data, expanded: without(data.expanded, [op.id]) };
-		case "protect":
-			return { ...data, protected: withAll(data.protected, op.ids) };
-		case "unprotect":
-			return { ...data, protected: without(data.protected, op.ids) };
-		case "rebrief":
-			return { ...data, briefs: { ...data.briefs, [op.id]: op.brief } };
-		case "dissolve":
-			return { ...data, dissolved: withAll(data.dissolved, [op.id]), expanded: without(data.expanded, [op.id]) };
-		case "restore":
-			return { ...data, dissolved: without(data.dissolved, [op.id]) };
-		case "mark":
-			return { ...data, marks: [...data.marks.filter((mark) => mark.record.id !== op.mark.record.id), op.mark] };
-		case "unmark":
-			return { ...data, marks: data.marks.filter((mark) => mark.record.id !== op.id) };
-		case "clear-marks":
-			return { ...data, marks: data.marks.filter((mark) => !op.ids.includes(mark.record.id)) };
-		case "baseline":
-			// The first baseline recorded for an entry is the one from before any fold.
-			return { ...data, baselines: { ...op.entries, ...data.baselines } };
-	}
-}
-
 /** What to persist for a batch of changes: new records, one delta, and a checkpoint when due. */
 export interface PersistPlan {
 	entries: { customType: string; data: unknown }[];
@@ -115,11 +87,13 @@ export function persistChange(
 ): PersistPlan {
 	const types = stateEntryTypes(prefix);
 	// Folding a span again after it was dissolved yields the same id; the new record must not stay dissolved.
+	const builder = new StateDataBuilder(state.data);
 	const restores: FoldOp[] = records
-		.filter((record) => state.data.dissolved.includes(record.id))
+		.filter((record) => builder.isDissolved(record.id))
 		.map((record) => ({ op: "restore", id: record.id }));
 	const ops = [...requested, ...restores];
-	const data = ops.reduce(applyOp, state.data);
+	for (const op of ops) builder.apply(op);
+	const data = builder.data();
 	let deltas = state.deltasSinceCheckpoint;
 	// A runtime commit is one line: a crash persists all of it or none of it, never a mix of its folds.
 	const entries: PersistPlan["entries"] =
@@ -153,13 +127,30 @@ export function persistChange(
 
 /** Add records, a later record with a known id replacing the earlier one in place. */
 function mergeRecords(existing: readonly FoldRecord[], added: readonly FoldRecord[]): FoldRecord[] {
-	const merged = [...existing];
-	for (const record of added) {
-		const at = merged.findIndex((known) => known.id === record.id);
-		if (at === -1) merged.push(record);
-		else merged[at] = record;
+	const merged = new RecordList(existing);
+	for (const record of added) merged.add(record);
+	return merged.records;
+}
+
+/** Records in order with an index by id, so adding one costs constant time. */
+class RecordList {
+	readonly records: FoldRecord[];
+	private readonly at = new Map<string, number>();
+
+	constructor(records: readonly FoldRecord[] = []) {
+		this.records = [...records];
+		this.records.forEach((record, index) => {
+			if (!this.at.has(record.id)) this.at.set(record.id, index);
+		});
 	}
-	return merged;
+
+	add(record: FoldRecord): void {
+		const index = this.at.get(record.id);
+		if (index === undefined) {
+			this.at.set(record.id, this.records.length);
+			this.records.push(record);
+		} else this.records[index] = record;
+	}
 }
 
 /** Most skipped state entries named in status and verify; the count covers all of them. */
@@ -173,8 +164,8 @@ export const SKIPPED_DETAILS_MAX = 16;
  */
 export function rebuildState(branch: readonly SessionEntry[], prefix: string): FoldState {
 	const types = stateEntryTypes(prefix);
-	let records: FoldRecord[] = [];
-	let data = EMPTY_STATE_DATA;
+	const records = new RecordList();
+	let data = new StateDataBuilder(EMPTY_STATE_DATA);
 	let deltas = 0;
 	let skipped = 0;
 	const details: SkippedEntry[] = [];
@@ -207,12 +198,12 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 				skip(entry.id, "malformed commit (none of its folds applied)");
 				continue;
 			}
-			records = mergeRecords(records, committed as FoldRecord[]);
-			for (const op of ops as FoldOp[]) data = applyOp(data, op);
+			for (const record of committed as FoldRecord[]) records.add(record);
+			for (const op of ops as FoldOp[]) data.apply(op);
 			if (ops.length > 0) deltas++;
 		} else if (entry.customType === types.fold) {
 			const record = decodeRecord(payload.record);
-			if (record) records = mergeRecords(records, [record]);
+			if (record) records.add(record);
 			else skip(entry.id, "malformed fold record");
 		} else if (entry.customType === types.delta) {
 			if (!Array.isArray(payload.ops)) {
@@ -222,20 +213,26 @@ export function rebuildState(branch: readonly SessionEntry[], prefix: string): F
 			// A malformed op is skipped and counted; the valid ones around it still apply.
 			payload.ops.forEach((raw: unknown, index: number) => {
 				const op = decodeOp(raw);
-				if (op) data = applyOp(data, op);
+				if (op) data.apply(op);
 				else skip(entry.id, `malformed op ${index}`);
 			});
 			deltas++;
 		} else {
 			const state = decodeStateData(payload.state);
 			if (state) {
-				data = state.data;
+				data = new StateDataBuilder(state.data);
 				deltas = 0;
 				if (state.badBaselines) skip(entry.id, "malformed baselines in checkpoint (dropped)");
 			} else skip(entry.id, "malformed checkpoint");
 		}
 	}
-	return { records, data, deltasSinceCheckpoint: deltas, skipped, skippedDetails: details };
+	return {
+		records: records.records,
+		data: data.data(),
+		deltasSinceCheckpoint: deltas,
+		skipped,
+		skippedDetails: details,
+	};
 }
 
 /**
@@ -250,15 +247,10 @@ export function liveLattice(state: FoldState): FoldLattice {
 		.map((record) => withCurrentBrief(state, record));
 	const whole = latticeFromRecords(live);
 	if (!isRefusal(whole)) return whole;
-	// Only an inconsistent record set (a hand-edited log) pays for this: records
-	// are added one at a time so a bad one drops only itself and its entries
-	// simply stay unfolded.
-	let lattice: FoldLattice = emptyLattice();
-	for (const record of live) {
-		const next = latticeFromRecords([...lattice.folds.values(), record]);
-		if (!isRefusal(next)) lattice = next;
-	}
-	return lattice;
+	// Only an inconsistent record set (a hand-edited log) gets here: records are
+	// added one at a time so a bad one drops only itself and its entries simply
+	// stay unfolded.
+	return latticeOfConsistent(live);
 }
 
 /** The brief a fold currently shows (a rebrief wins over the record's). */

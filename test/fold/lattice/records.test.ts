@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createFold } from "../../../src/fold/lattice/lattice.ts";
 import {
@@ -8,6 +9,7 @@ import {
 	isFoldId,
 	isRefusal,
 	latticeFromRecords,
+	latticeOfConsistent,
 	leafEntryIds,
 } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
@@ -96,5 +98,54 @@ describe("rebuilding a lattice from records", () => {
 		x.parts = [{ type: "fold", foldId: y.id }];
 		const cycle = latticeFromRecords([x, y]);
 		expect(isRefusal(cycle) && cycle.message).toContain("its own ancestor");
+	});
+});
+
+describe("latticeOfConsistent", () => {
+	/** Record `n` of a pool: a valid fold whose parts name entries or earlier pool folds, or a defective one. */
+	const pool = Array.from({ length: 8 }, (_, n) => sha256Hex(`pool ${n}`));
+	const id = (n: number) => `f-${foldIdDigest("consolidation", pool[n] ?? "").slice(0, 12)}`;
+	const made = fc
+		.tuple(
+			fc.integer({ min: 0, max: 7 }),
+			fc.array(fc.integer({ min: 0, max: 7 }), { maxLength: 3 }),
+			fc.constantFrom("ok", "bad-id", "bad-hash", "no-parts"),
+		)
+		.map(([n, children, defect]): FoldRecord => {
+			const parts: FoldRecord["parts"] = [
+				{ type: "entry", entryId: `e${n}` },
+				...children.map((child) => ({ type: "fold" as const, foldId: id(child) })),
+			];
+			const base = record("consolidation", pool[n] ?? "", defect === "no-parts" ? [] : parts, id(n));
+			if (defect === "bad-id") return { ...base, id: "f-000000000000" };
+			if (defect === "bad-hash") return { ...base, sourceHash: "zz" };
+			return base;
+		});
+
+	it("keeps exactly what adding the records one at a time through latticeFromRecords keeps", () => {
+		fc.assert(
+			fc.property(fc.array(made, { maxLength: 12 }), (records) => {
+				let oracle = emptyLattice();
+				for (const next of records) {
+					const grown = latticeFromRecords([...oracle.folds.values(), next]);
+					if (!isRefusal(grown)) oracle = grown;
+				}
+				expect([...latticeOfConsistent(records).folds.values()]).toEqual([...oracle.folds.values()]);
+			}),
+		);
+	});
+
+	it("takes linear time on a chain of 20,000 records behind one bad one (a quadratic fallback does not finish)", () => {
+		const chain: FoldRecord[] = [{ ...record("chapter", HASH, []), id: "f-000000000000" }];
+		for (let n = 0; n < 20_000; n++) {
+			const hash = sha256Hex(`chain ${n}`);
+			const previous = chain.at(-1)?.id ?? "";
+			const parts: FoldRecord["parts"] =
+				n === 0 ? [{ type: "entry", entryId: "e0" }] : [{ type: "fold", foldId: previous }];
+			chain.push(record("consolidation", hash, parts));
+		}
+		expect(isRefusal(latticeFromRecords(chain))).toBe(true);
+		expect(latticeOfConsistent(chain).folds.size).toBe(20_000);
+		expect(isRefusal(latticeFromRecords(chain.slice(1)))).toBe(false);
 	});
 });

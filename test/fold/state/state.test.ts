@@ -1,10 +1,12 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FoldRecord } from "../../../src/fold/lattice/records.ts";
 import { foldIdDigest } from "../../../src/fold/lattice/records.ts";
 import {
 	CHECKPOINT_INTERVAL,
 	currentBrief,
+	EMPTY_STATE_DATA,
 	emptyFoldState,
 	type FoldState,
 	liveLattice,
@@ -12,7 +14,7 @@ import {
 	rebuildState,
 	stateEntryTypes,
 } from "../../../src/fold/state/state.ts";
-import type { FoldOp } from "../../../src/fold/state/state-schema.ts";
+import type { FoldOp, FoldStateData } from "../../../src/fold/state/state-schema.ts";
 import { sha256Hex } from "../../../src/session/canonical.ts";
 
 const PREFIX = "pi-fold-active-context";
@@ -130,5 +132,105 @@ describe("durable fold state", () => {
 		expect([...liveLattice(state).folds.keys()]).toEqual([child.id, parent.id]);
 		state = persistChange(state, PREFIX, [], [{ op: "dissolve", id: parent.id }]).state;
 		expect([...liveLattice(state).folds.keys()]).toEqual([child.id]);
+	});
+});
+
+/** The op semantics as arrays and spreads, one rebuilt value per op (quadratic): the oracle for the builder. */
+function oracleApply(data: FoldStateData, op: FoldOp): FoldStateData {
+	const without = (list: readonly string[], ids: readonly string[]) => list.filter((item) => !ids.includes(item));
+	const withAll = (list: readonly string[], ids: readonly string[]) => [
+		...list,
+		...ids.filter((id) => !list.includes(id)),
+	];
+	switch (op.op) {
+		case "expand":
+			return { ...data, expanded: withAll(data.expanded, [op.id]) };
+		case "refold":
+			return { ...data, expanded: without(data.expanded, [op.id]) };
+		case "protect":
+			return { ...data, protected: withAll(data.protected, op.ids) };
+		case "unprotect":
+			return { ...data, protected: without(data.protected, op.ids) };
+		case "rebrief":
+			return { ...data, briefs: { ...data.briefs, [op.id]: op.brief } };
+		case "dissolve":
+			return { ...data, dissolved: withAll(data.dissolved, [op.id]), expanded: without(data.expanded, [op.id]) };
+		case "restore":
+			return { ...data, dissolved: without(data.dissolved, [op.id]) };
+		case "mark":
+			return { ...data, marks: [...data.marks.filter((mark) => mark.record.id !== op.mark.record.id), op.mark] };
+		case "unmark":
+			return { ...data, marks: data.marks.filter((mark) => mark.record.id !== op.id) };
+		case "clear-marks":
+			return { ...data, marks: data.marks.filter((mark) => !op.ids.includes(mark.record.id)) };
+		case "baseline":
+			return { ...data, baselines: { ...op.entries, ...data.baselines } };
+	}
+}
+
+describe("state replay at scale", () => {
+	const folds = ["a", "b", "c", "d"].map((seed) => record(seed));
+	const foldId = fc.constantFrom(...folds.map((fold) => fold.id));
+	const entryId = fc.constantFrom("e1", "e2", "e3", "e4", "e5");
+	const ids = fc.uniqueArray(entryId, { maxLength: 3 });
+	const replacement = fc.oneof(fc.constant(null), fc.record({ content: fc.string({ maxLength: 4 }) }));
+	const op: fc.Arbitrary<FoldOp> = fc.oneof(
+		fc.record({ op: fc.constant("expand" as const), id: foldId }),
+		fc.record({ op: fc.constant("refold" as const), id: foldId }),
+		fc.record({ op: fc.constant("protect" as const), ids }),
+		fc.record({ op: fc.constant("unprotect" as const), ids }),
+		fc.record({ op: fc.constant("rebrief" as const), id: foldId, brief: fc.string({ maxLength: 5 }) }),
+		fc.record({ op: fc.constant("dissolve" as const), id: foldId }),
+		fc.record({ op: fc.constant("restore" as const), id: foldId }),
+		fc.record({
+			op: fc.constant("mark" as const),
+			mark: fc.record({
+				record: fc.constantFrom(...folds),
+				origin: fc.constantFrom("agent" as const, "ladder" as const),
+			}),
+		}),
+		fc.record({ op: fc.constant("unmark" as const), id: foldId }),
+		fc.record({ op: fc.constant("clear-marks" as const), ids: fc.uniqueArray(foldId, { maxLength: 2 }) }),
+		fc.record({ op: fc.constant("baseline" as const), entries: fc.dictionary(entryId, replacement, { maxKeys: 3 }) }),
+	);
+
+	it("rebuilds the same data, key order included, as applying each op to arrays and objects", () => {
+		fc.assert(
+			fc.property(fc.array(fc.array(op, { minLength: 1, maxLength: 6 }), { maxLength: 30 }), (deltas) => {
+				const types = stateEntryTypes(PREFIX);
+				const branch = toEntries(deltas.map((ops) => ({ customType: types.delta, data: { v: 1, ops } })));
+				const expected = deltas.flat().reduce(oracleApply, EMPTY_STATE_DATA);
+				const rebuilt = rebuildState(branch, PREFIX).data;
+				expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(expected));
+			}),
+		);
+	});
+
+	it("replays one delta of 200,000 ops in linear time (a quadratic replay does not finish)", () => {
+		const types = stateEntryTypes(PREFIX);
+		const ops: FoldOp[] = [];
+		for (let i = 0; i < 100_000; i++) ops.push({ op: "protect", ids: [`e${i}`] });
+		for (let i = 0; i < 50_000; i++) ops.push({ op: "unprotect", ids: [`e${2 * i}`] });
+		for (let i = 0; i < 25_000; i++) ops.push({ op: "rebrief", id: folds[i % 4]?.id ?? "", brief: `b${i}` });
+		for (let i = 0; i < 25_000; i++) ops.push({ op: "baseline", entries: { [`e${i}`]: null } });
+		const rebuilt = rebuildState(toEntries([{ customType: types.delta, data: { v: 1, ops } }]), PREFIX);
+		expect(rebuilt.skipped).toBe(0);
+		expect(rebuilt.data.protected).toHaveLength(50_000);
+		expect(rebuilt.data.protected.slice(0, 2)).toEqual(["e1", "e3"]);
+		expect(rebuilt.data.briefs[folds[3]?.id ?? ""]).toBe("b24999");
+		// Baselines: the newest op's key first.
+		expect(Object.keys(rebuilt.data.baselines).slice(0, 2)).toEqual(["e24999", "e24998"]);
+	});
+
+	it("keeps every record of 120,000 fold entries, a later record replacing an earlier one in place", () => {
+		const types = stateEntryTypes(PREFIX);
+		const made = Array.from({ length: 60_000 }, (_, i) => record(`r${i}`));
+		const drafts = [...made, ...made.map((r) => ({ ...r, brief: "again" }))].map((r) => ({
+			customType: types.fold,
+			data: { v: 1, record: r },
+		}));
+		const rebuilt = rebuildState(toEntries(drafts), PREFIX);
+		expect(rebuilt.records).toHaveLength(60_000);
+		expect(rebuilt.records[59_999]).toMatchObject({ id: made[59_999]?.id, brief: "again" });
 	});
 });
