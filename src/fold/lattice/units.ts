@@ -24,12 +24,7 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import {
-	closureSafeBoundaries,
-	DROPPED_STOP_REASONS,
-	type ToolCallSpan,
-	toolCallSpans,
-} from "../../session/closure.ts";
+import { DROPPED_STOP_REASONS, type ToolCallSpan, toolCallSpans } from "../../session/closure.ts";
 
 /** Pi's built-in read-only tools: completed batches of only these may fold automatically. */
 export const DEFAULT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["read", "grep", "find", "ls"]);
@@ -148,36 +143,66 @@ function stopReasonOf(entry: SessionEntry | undefined): string | undefined {
 export function analyzeBranch(entries: readonly SessionEntry[], options: BranchViewOptions = {}): BranchView {
 	const readOnlyTools = options.readOnlyTools ?? DEFAULT_READ_ONLY_TOOLS;
 	const spans = toolCallSpans(entries);
-	const safe = closureSafeBoundaries(entries.length, spans);
 	const indexById = new Map<string, number>();
 	entries.forEach((entry, index) => {
 		if (!indexById.has(entry.id)) indexById.set(entry.id, index);
 	});
-	const spansByFirst = new Map<number, ToolCallSpan[]>();
-	for (const span of spans.values()) {
-		const list = spansByFirst.get(span.first) ?? [];
-		list.push(span);
-		spansByFirst.set(span.first, list);
-	}
-
-	const units: StructuralUnit[] = [];
+	const units = cutUnits(entries, 0, spansByFirstIndex(spans), readOnlyTools, 0);
 	const unitOf: number[] = [];
-	let start = 0;
-	for (let boundary = 1; boundary <= entries.length; boundary++) {
-		if (!safe[boundary]) continue;
-		const unit = classifyRange(entries, start, boundary, spansByFirst, readOnlyTools, units.length);
-		units.push(unit);
-		for (let i = start; i < boundary; i++) unitOf.push(unit.index);
+	for (const unit of units) for (let i = unit.start; i < unit.end; i++) unitOf.push(unit.index);
+	return { entries, indexById, spans, units, unitOf, readOnlyTools };
+}
+
+/** Tool call spans grouped by the index where each starts. */
+export function spansByFirstIndex(spans: ReadonlyMap<string, ToolCallSpan>): Map<number, ToolCallSpan[]> {
+	const byFirst = new Map<number, ToolCallSpan[]>();
+	for (const span of spans.values()) {
+		const list = byFirst.get(span.first) ?? [];
+		list.push(span);
+		byFirst.set(span.first, list);
+	}
+	return byFirst;
+}
+
+/**
+ * The units of `entries[from..]`, numbered from `firstUnit`. `from` must be a
+ * closure-safe boundary of the branch (0, or where a unit starts that no
+ * span reaching into it has changed), so only spans starting at or after it
+ * can cut what follows: a branch that grew is cut again from its last
+ * unchanged unit on, never from the start.
+ */
+export function cutUnits(
+	entries: readonly SessionEntry[],
+	from: number,
+	spansByFirst: ReadonlyMap<number, readonly ToolCallSpan[]>,
+	readOnlyTools: ReadonlySet<string>,
+	firstUnit: number,
+): StructuralUnit[] {
+	const crossing = new Int32Array(entries.length - from + 2);
+	for (let i = from; i < entries.length; i++) {
+		for (const span of spansByFirst.get(i) ?? []) {
+			if (span.last <= span.first) continue;
+			crossing[span.first + 1 - from] = (crossing[span.first + 1 - from] ?? 0) + 1;
+			crossing[span.last + 1 - from] = (crossing[span.last + 1 - from] ?? 0) - 1;
+		}
+	}
+	const units: StructuralUnit[] = [];
+	let open = crossing[0] ?? 0;
+	let start = from;
+	for (let boundary = from + 1; boundary <= entries.length; boundary++) {
+		open += crossing[boundary - from] ?? 0;
+		if (open !== 0) continue;
+		units.push(classifyRange(entries, start, boundary, spansByFirst, readOnlyTools, firstUnit + units.length));
 		start = boundary;
 	}
-	return { entries, indexById, spans, units, unitOf, readOnlyTools };
+	return units;
 }
 
 function classifyRange(
 	entries: readonly SessionEntry[],
 	start: number,
 	end: number,
-	spansByFirst: ReadonlyMap<number, ToolCallSpan[]>,
+	spansByFirst: ReadonlyMap<number, readonly ToolCallSpan[]>,
 	readOnlyTools: ReadonlySet<string>,
 	index: number,
 ): StructuralUnit {
