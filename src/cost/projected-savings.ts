@@ -10,11 +10,11 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { HostFacts } from "../fold/engine/host-facts.ts";
 import { resolveOptions } from "../fold/options.ts";
 import type { Calibration } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
-import type { HostFacts } from "./fold-shell.ts";
 import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
 import { priceRequest, simulatedUsage } from "./price.ts";
 import { calibrateRequests, promptRequests, type SessionRequest, sessionRequests } from "./session-requests.ts";

@@ -11,13 +11,13 @@
  * list to the rows the text shows, since every tool result is persisted.
  */
 
+import { formatSummarizerStatus, type SummarizerStatus } from "../briefs/summary-spans.ts";
 import type { CommitSummary } from "../engine/commit.ts";
 import type { InstrumentState } from "../engine/instrument.ts";
 import { type FoldTreeRow, foldTree } from "../lattice/lattice-view.ts";
 import type { FoldLattice } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { FoldScheduling } from "../options.ts";
-import { formatSummarizerStatus, type SummarizerStatus } from "../pi/summarizer.ts";
 import { type BudgetFacts, servingBudget, type WindowReading } from "../policy/budget.ts";
 import type { FoldState } from "../state/state.ts";
 import type { PendingMark } from "../state/state-schema.ts";

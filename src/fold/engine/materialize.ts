@@ -161,6 +161,8 @@ export interface DraftScope {
 	managed?: (entryId: string) => boolean;
 	/** What a managed entry showed before it was first folded, when that was another extension's edit. */
 	baseline?: (entryId: string) => ContextEditEntry["replacement"] | undefined;
+	/** The latest edit per target on the whole branch, when `branch` is only the entries to check. Default: from `branch`. */
+	edits?: ReadonlyMap<string, ContextEditEntry>;
 }
 
 /**
@@ -174,7 +176,7 @@ export function editDrafts(
 ): ContextEditEntryDraft[] {
 	const inWindow = scope.inWindow ?? (() => true);
 	const managed = scope.managed ?? (() => true);
-	const edits = latestEdits(branch);
+	const edits = scope.edits ?? latestEdits(branch);
 	const drafts: ContextEditEntryDraft[] = [];
 	for (const entry of branch) {
 		if (!isEditableEntry(entry) || !inWindow(entry.id)) continue;

@@ -111,7 +111,7 @@ function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, wind
 	const manager = ctx.sessionManager;
 	const text = formatContextReport({
 		sessionId: manager.getSessionId(),
-		branchEntries: manager.getBranch().length,
+		branchEntries: runtime.engine.entries.length,
 		status: view.status,
 		next: view.next,
 		hostTokens: ctx.getContextUsage()?.tokens ?? null,

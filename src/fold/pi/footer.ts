@@ -34,8 +34,8 @@ export function lastView(runtime: FoldRuntime): HumanView | undefined {
 export function humanView(runtime: FoldRuntime, ctx: ExtensionContext): HumanView {
 	const status = runtime.status(ctx);
 	const { reading, budget } = runtime.nextWindow(ctx);
-	const compacted = compactedFolds(ctx.sessionManager.getBranch(), status.folds);
-	const lattice = runtime.workspace(ctx, "command").lattice;
+	const compacted = compactedFolds(runtime.engine.entries, status.folds);
+	const lattice = runtime.engine.lattice();
 	const folds = status.folds.map((fold) => ({ id: fold.id, brief: lattice.folds.get(fold.id)?.brief ?? "" }));
 	const view = { status, next: { tokens: reading.total, budget }, compacted, held: heldOut(status, compacted), folds };
 	latest.set(runtime, view);

@@ -28,17 +28,13 @@ import {
 	type SummarizerRecord,
 	summaryRequestText,
 } from "../../../src/fold/briefs/summarizer-prompt.ts";
+import { formatSummarizerStatus, summarySpans } from "../../../src/fold/briefs/summary-spans.ts";
 import { planCommit } from "../../../src/fold/engine/commit.ts";
 import { createFold } from "../../../src/fold/lattice/lattice.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
 import { type ContextSpanBrief, type PiFoldOptions, resolveOptions } from "../../../src/fold/options.ts";
-import {
-	FoldSummarizer,
-	formatSummarizerStatus,
-	resolveSummarizerTarget,
-	summarySpans,
-} from "../../../src/fold/pi/summarizer.ts";
+import { FoldSummarizer, resolveSummarizerTarget } from "../../../src/fold/pi/summarizer.ts";
 import { readWindow } from "../../../src/fold/policy/budget.ts";
 import { decideCommit, type LadderInput, MAX_VISIBLE_FOLDS } from "../../../src/fold/policy/ladder.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
