@@ -1,12 +1,12 @@
 /**
  * The entries one more agent turn appends while a benchmark runs: an
- * assistant reading a file and the read's result (about 1,500 characters),
+ * assistant reading a file and the read's result (about 4,000 characters, about 1,000 estimated tokens: the ladder folds such batches once carrying them has paid for the rewrite),
  * linked after the branch's last entry, with ids no fixture uses.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 
-const RESULT_TEXT = "export function grown(input: string) { return input.trim(); }\n".repeat(24);
+const RESULT_TEXT = "export function grown(input: string) { return input.trim(); }\n".repeat(64);
 
 /** The assistant message and tool result of turn `n`. */
 export function turnMessages(n: number) {

@@ -13,7 +13,14 @@
 
 import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { type ToolCallSpan, toolCallIdsOf, toolResultIdOf } from "../../session/closure.ts";
-import { analyzeBranch, type BranchView, cutUnits, type StructuralUnit, spansByFirstIndex } from "../lattice/units.ts";
+import {
+	analyzeBranch,
+	type BranchView,
+	cutUnits,
+	isResponse,
+	type StructuralUnit,
+	spansByFirstIndex,
+} from "../lattice/units.ts";
 
 /** A view the tracker may grow: the same shape as `BranchView`, writable. */
 interface GrowingView extends BranchView {
@@ -22,6 +29,7 @@ interface GrowingView extends BranchView {
 	spans: Map<string, ToolCallSpan>;
 	units: StructuralUnit[];
 	unitOf: number[];
+	responsesBefore: number[];
 }
 
 export class BranchTracker {
@@ -105,6 +113,7 @@ export class BranchTracker {
 		for (const entry of fresh) {
 			const index = view.entries.length;
 			view.entries.push(entry);
+			view.responsesBefore.push((view.responsesBefore[index] ?? 0) + (isResponse(entry) ? 1 : 0));
 			if (!view.indexById.has(entry.id)) view.indexById.set(entry.id, index);
 			for (const call of toolCallIdsOf(entry)) {
 				const span = touch(call.id, index, call.name);

@@ -9,7 +9,7 @@
  */
 
 import { type FoldLattice, type FoldRecord, parentMap } from "./records.ts";
-import type { BranchView } from "./units.ts";
+import type { BranchView, StructuralUnit } from "./units.ts";
 
 export interface FoldPlacement {
 	id: string;
@@ -32,6 +32,8 @@ export interface LatticeIndex {
 	ordered: readonly FoldPlacement[];
 	/** Placed root folds by start index. */
 	rootAt: ReadonlyMap<number, FoldPlacement>;
+	/** Placed root folds in transcript order. */
+	roots: readonly FoldPlacement[];
 }
 
 type Range = { start: number; end: number } | { problem: string };
@@ -97,9 +99,10 @@ function buildIndex(lattice: FoldLattice, view: BranchView): LatticeIndex {
 		placement.depth = depth;
 	}
 	const ordered = [...placed.values()].sort((a, b) => a.start - b.start || b.end - a.end || a.depth - b.depth);
+	const roots = ordered.filter((placement) => placement.parentId === undefined);
 	const rootAt = new Map<number, FoldPlacement>();
-	for (const placement of ordered) if (placement.parentId === undefined) rootAt.set(placement.start, placement);
-	return { view, placed, detached, ordered, rootAt };
+	for (const placement of roots) rootAt.set(placement.start, placement);
+	return { view, placed, detached, ordered, rootAt, roots };
 }
 
 function partsRange(record: FoldRecord, view: BranchView, childRange: (id: string) => Range): Range {
@@ -145,6 +148,32 @@ export function innermostContaining(index: LatticeIndex, start: number, end: num
 		if (fold.start <= start && end <= fold.end && (!best || fold.depth > best.depth)) best = fold;
 	}
 	return best;
+}
+
+/**
+ * The units no placed root fold covers, in order: the gaps between root
+ * folds (a unit at a gap's edge that a fold overlaps may be included). What
+ * could still fold, without walking the folded bulk of a long branch.
+ */
+export function unitsOutsideRoots(index: LatticeIndex, view: BranchView): StructuralUnit[] {
+	const out: StructuralUnit[] = [];
+	let next = 0;
+	const gap = (start: number, end: number) => {
+		if (end <= start) return;
+		const last = view.unitOf[end - 1] ?? -1;
+		for (let u = Math.max(next, view.unitOf[start] ?? view.units.length); u <= last; u++) {
+			const unit = view.units[u];
+			if (unit) out.push(unit);
+		}
+		next = Math.max(next, last + 1);
+	};
+	let at = 0;
+	for (const root of index.roots) {
+		gap(at, root.start);
+		at = Math.max(at, root.end);
+	}
+	gap(at, view.entries.length);
+	return out;
 }
 
 /** Entry id at an index, for messages. */

@@ -69,6 +69,8 @@ export interface BranchView {
 	units: readonly StructuralUnit[];
 	/** Entry index → index of the unit holding it. */
 	unitOf: readonly number[];
+	/** Entry index i → assistant messages among the entries before i (length: entries + 1). */
+	responsesBefore: readonly number[];
 	readOnlyTools: ReadonlySet<string>;
 }
 
@@ -150,7 +152,14 @@ export function analyzeBranch(entries: readonly SessionEntry[], options: BranchV
 	const units = cutUnits(entries, 0, spansByFirstIndex(spans), readOnlyTools, 0);
 	const unitOf: number[] = [];
 	for (const unit of units) for (let i = unit.start; i < unit.end; i++) unitOf.push(unit.index);
-	return { entries, indexById, spans, units, unitOf, readOnlyTools };
+	const responsesBefore = [0];
+	for (const entry of entries) responsesBefore.push((responsesBefore.at(-1) ?? 0) + (isResponse(entry) ? 1 : 0));
+	return { entries, indexById, spans, units, unitOf, responsesBefore, readOnlyTools };
+}
+
+/** An assistant message: one response to one request. */
+export function isResponse(entry: SessionEntry): boolean {
+	return entry.type === "message" && entry.message.role === "assistant";
 }
 
 /** Tool call spans grouped by the index where each starts. */

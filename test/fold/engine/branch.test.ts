@@ -16,6 +16,7 @@ const plain = (view: BranchView) => ({
 	spans: [...view.spans.values()].map((span) => ({ ...span, resultIndices: [...span.resultIndices] })),
 	units: view.units.map((unit) => ({ ...unit })),
 	unitOf: [...view.unitOf],
+	responsesBefore: [...view.responsesBefore],
 });
 
 describe("BranchTracker", () => {
