@@ -1,15 +1,22 @@
 /**
  * The entries one more agent turn appends while a benchmark runs: an
- * assistant reading a file and the read's result (about 4,000 characters, about 1,000 estimated tokens: the ladder folds such batches once carrying them has paid for the rewrite),
- * linked after the branch's last entry, with ids no fixture uses.
+ * assistant reading a file and the read's result, linked after the branch's
+ * last entry, with ids no fixture uses. Two sizes: a small result (about 70
+ * estimated tokens) the ladder never folds on its own, so requests stay
+ * steady; a large one (about 1,000) the ladder folds as soon as carrying it
+ * has paid for the rewrite, so most requests commit.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 
-const RESULT_TEXT = "export function grown(input: string) { return input.trim(); }\n".repeat(64);
+const LINE = "export function grown(input: string) { return input.trim(); }\n";
+
+export type TurnSize = "small" | "large";
+
+const RESULT_TEXT: Record<TurnSize, string> = { small: LINE.repeat(4), large: LINE.repeat(64) };
 
 /** The assistant message and tool result of turn `n`. */
-export function turnMessages(n: number) {
+export function turnMessages(n: number, size: TurnSize = "small") {
 	const callId = `bench-call-${n}`;
 	const assistant = {
 		role: "assistant" as const,
@@ -32,7 +39,7 @@ export function turnMessages(n: number) {
 		role: "toolResult" as const,
 		toolCallId: callId,
 		toolName: "read",
-		content: [{ type: "text" as const, text: RESULT_TEXT }],
+		content: [{ type: "text" as const, text: RESULT_TEXT[size] }],
 		isError: false,
 		timestamp: 0,
 	};
@@ -40,8 +47,8 @@ export function turnMessages(n: number) {
 }
 
 /** Turn `n` as session entries after `last`. */
-export function assistantTurn(last: SessionEntry | undefined, n: number): SessionEntry[] {
-	const { assistant, result } = turnMessages(n);
+export function assistantTurn(last: SessionEntry | undefined, n: number, size: TurnSize = "small"): SessionEntry[] {
+	const { assistant, result } = turnMessages(n, size);
 	const timestamp = last?.timestamp ?? "2026-01-01T00:00:00.000Z";
 	const a = { type: "message", id: `bench-turn-${n}-a`, parentId: last?.id ?? null, timestamp, message: assistant };
 	const r = { type: "message", id: `bench-turn-${n}-r`, parentId: a.id, timestamp, message: result };

@@ -30,6 +30,7 @@ interface GrowingView extends BranchView {
 	units: StructuralUnit[];
 	unitOf: number[];
 	responsesBefore: number[];
+	batchUnits: number[];
 }
 
 export class BranchTracker {
@@ -40,6 +41,8 @@ export class BranchTracker {
 	private editTargets: string[] = [];
 	/** Bumped whenever the branch is replaced or a compaction lands: what Pi projects moved wholesale. */
 	private structure = 0;
+	/** Some id names two entries of the branch (a hand-edited log): lookups by id see the first. */
+	private duplicateIds = false;
 
 	private readOnlyTools: ReadonlySet<string>;
 
@@ -69,6 +72,11 @@ export class BranchTracker {
 
 	editTargetsSince(count: number): readonly string[] {
 		return this.editTargets.slice(count);
+	}
+
+	/** True when two entries of the branch share an id. */
+	get hasDuplicateIds(): boolean {
+		return this.duplicateIds;
 	}
 
 	/** Changes when the branch is replaced or compacted. */
@@ -115,6 +123,7 @@ export class BranchTracker {
 			view.entries.push(entry);
 			view.responsesBefore.push((view.responsesBefore[index] ?? 0) + (isResponse(entry) ? 1 : 0));
 			if (!view.indexById.has(entry.id)) view.indexById.set(entry.id, index);
+			else this.duplicateIds = true;
 			for (const call of toolCallIdsOf(entry)) {
 				const span = touch(call.id, index, call.name);
 				if (span.callIndex === -1) {
@@ -132,9 +141,11 @@ export class BranchTracker {
 		if (unit !== undefined) {
 			view.units.length = unit;
 			view.unitOf.length = from;
+			while ((view.batchUnits.at(-1) ?? -1) >= unit) view.batchUnits.pop();
 		}
 		for (const cut of cutUnits(view.entries, from, this.spansByFirst, this.readOnlyTools, view.units.length)) {
 			view.units.push(cut);
+			if (cut.kind === "tool-batch") view.batchUnits.push(cut.index);
 			for (let i = cut.start; i < cut.end; i++) view.unitOf.push(cut.index);
 		}
 	}
@@ -148,6 +159,7 @@ export class BranchTracker {
 	private analyze(entries: readonly SessionEntry[]): GrowingView {
 		const view = analyzeBranch([...entries], { readOnlyTools: this.readOnlyTools });
 		this.spansByFirst = spansByFirstIndex(view.spans);
+		this.duplicateIds = view.indexById.size < view.entries.length;
 		return view as GrowingView;
 	}
 }

@@ -21,7 +21,6 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
-import { estimateMessagesTokens } from "../../session/tokens.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
@@ -31,14 +30,20 @@ import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { type BudgetFacts, type FenceVerdict, fenceVerdict, type WindowReading } from "../policy/budget.ts";
 import type { CommitDecision } from "../policy/ladder.ts";
-import { emptyFoldState, type FoldState, liveLattice, persistChange, rebuildState } from "../state/state.ts";
+import {
+	emptyFoldState,
+	type FoldState,
+	type LiveLattice,
+	liveLatticeAfter,
+	persistChange,
+	rebuildState,
+} from "../state/state.ts";
 import type { FoldOp } from "../state/state-schema.ts";
 import type { EvidenceFacts } from "../store/evidence.ts";
 import { createMemoryFoldStore, type FoldStore } from "../store/store.ts";
 import { type AutomaticPlan, type ForcedBy, type PrepareHint, planAutomatic } from "./automatic.ts";
 import { BranchTracker } from "./branch.ts";
 import { type CommitSummary, describeCommit, type QueuedEntry } from "./commit.ts";
-import { DraftsMemo } from "./drafts.ts";
 import type { HostFacts } from "./host-facts.ts";
 import {
 	announce,
@@ -53,10 +58,10 @@ import {
 	type RewriteCause,
 	type RewriteEvent,
 } from "./instrument.ts";
+import { NextWindow } from "./next-window.ts";
 import { EntryQueue } from "./queue.ts";
 import { lostAnnouncements } from "./recovery.ts";
 import { freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
-import { type DraftedWindow, WindowModel } from "./window.ts";
 
 /** What the engine keeps between events besides the fold state (counters and flags status reports). */
 export interface EngineCounters {
@@ -81,10 +86,10 @@ export interface RequestOutcome {
 export class FoldEngine {
 	readonly options: ResolvedOptions;
 	private readonly tracker: BranchTracker;
-	private readonly window = new WindowModel();
-	private readonly memo = new DraftsMemo();
+	/** What the next request holds: Pi's projection, its reading, the pending drafts. */
+	private readonly next: NextWindow;
 	private state: FoldState = emptyFoldState();
-	private latticeOf: { state: FoldState; lattice: FoldLattice } | undefined;
+	private live: LiveLattice | undefined;
 	/** Entries some fold record (live or dissolved) has covered: only these are ever restored. */
 	private managed = new Set<string>();
 	private instrumentState: InstrumentState = emptyInstrument();
@@ -102,14 +107,13 @@ export class FoldEngine {
 	private lastDecision: CommitDecision | undefined;
 	/** Briefs prepared ahead of a commit (the model summarizer's); undefined: deterministic briefs. */
 	briefSource: ((cwd: string) => FoldOptions["briefSource"]) | undefined;
-	/** The last host message list measured for the fence, and its tokens, so a request is measured once. */
-	private measured: { messages: readonly AgentMessage[]; length: number; tokens: number } | undefined;
-	/** The window with the pending drafts applied, for those drafts. */
-	private drafted: { drafts: readonly ContextEditEntryDraft[]; window: DraftedWindow } | undefined;
+	/** The last observed request's messages and their digests. */
+	private observed: { messages: readonly AgentMessage[]; digests: readonly string[] } | undefined;
 
 	constructor(options: ResolvedOptions) {
 		this.options = options;
 		this.tracker = new BranchTracker(options.readOnlyTools);
+		this.next = new NextWindow(this.tracker);
 	}
 
 	// --- The branch ---
@@ -133,8 +137,7 @@ export class FoldEngine {
 	/** The branch is not the last one grown (a host could not tell what was appended): view and window are rebuilt, the fold state stays. */
 	replaceBranch(branch: readonly SessionEntry[]): void {
 		this.tracker.reset(branch, this.options.readOnlyTools);
-		this.window.reset(this.tracker.entries);
-		this.memo.clear();
+		this.next.reset();
 		this.queued.branchReplaced();
 	}
 
@@ -143,7 +146,7 @@ export class FoldEngine {
 		if (fresh.length === 0) return;
 		const detachedBefore = indexLattice(this.lattice(), this.tracker.view).detached.size > 0;
 		this.tracker.append(fresh);
-		for (const entry of fresh) this.window.append(entry, this.tracker.entries);
+		this.next.append(fresh);
 		// A fold whose entries were not all on the branch may be placeable now: index it again.
 		if (detachedBefore) this.tracker.renew();
 	}
@@ -170,8 +173,8 @@ export class FoldEngine {
 
 	/** The live lattice of the state (dissolved folds removed, rebriefs applied), rebuilt only when the state changes. */
 	lattice(): FoldLattice {
-		if (this.latticeOf?.state !== this.state) this.latticeOf = { state: this.state, lattice: liveLattice(this.state) };
-		return this.latticeOf.lattice;
+		if (this.live?.state !== this.state) this.live = liveLatticeAfter(this.live, this.state);
+		return this.live.lattice;
 	}
 
 	// --- Host events ---
@@ -375,26 +378,19 @@ export class FoldEngine {
 
 	/** Edits that move the persisted window to the current fold state. */
 	pendingDrafts(): ContextEditEntryDraft[] {
-		return this.memo.drafts({
+		const lattice = this.lattice();
+		return this.next.drafts({
 			state: this.state,
-			lattice: this.lattice(),
+			lattice,
+			parents: this.live?.parents ?? new Map(),
 			brandNoun: this.options.brandNoun,
-			branch: this.tracker,
-			window: this.window,
 			managed: this.managed,
 		});
 	}
 
-	/** What the next request will hold once every decided edit is persisted. */
+	/** What the next request will hold once every decided edit is persisted, with range sums by branch position. */
 	reading(host: Pick<HostFacts, "fixedTokens">): WindowReading {
-		const drafts = this.pendingDrafts();
-		if (drafts.length === 0) return this.window.reading(host.fixedTokens);
-		return this.withDrafts(drafts).reading(host.fixedTokens);
-	}
-
-	private withDrafts(drafts: readonly ContextEditEntryDraft[]): DraftedWindow {
-		if (this.drafted?.drafts !== drafts) this.drafted = { drafts, window: this.window.withDrafts(drafts) };
-		return this.drafted.window;
+		return this.next.reading(host.fixedTokens, this.pendingDrafts());
 	}
 
 	/** Announce the causes of the rewrite about to happen (a commit when none was recorded). */
@@ -420,27 +416,35 @@ export class FoldEngine {
 	}
 
 	private wouldRewrite(drafts: readonly ContextEditEntryDraft[]): boolean {
-		const next = this.withDrafts(drafts).messages().map(messageDigest);
+		const next = this.next.withDrafts(drafts).messages().map(messageDigest);
 		return firstDivergence(this.instrumentState.digests, next) !== -1;
 	}
 
-	/** Estimated prompt tokens of a request: its messages plus the system prompt. */
-	private requestTokens(messages: readonly AgentMessage[], host: HostFacts): number {
-		if (messages === this.window.messages()) return this.window.reading(host.fixedTokens).total;
-		const known = this.measured;
-		if (known?.messages !== messages || known.length !== messages.length)
-			this.measured = { messages, length: messages.length, tokens: estimateMessagesTokens(messages) };
-		return (this.measured?.tokens ?? 0) + host.fixedTokens;
+	/**
+	 * Digests of a request's messages. Messages the last observed request
+	 * carried (the same objects, in the same places) keep their digests, so a
+	 * request that appends digests only what it appends.
+	 */
+	private digestsOf(messages: readonly AgentMessage[]): string[] {
+		const last = this.observed;
+		const digests: string[] = [];
+		let same = 0;
+		if (last)
+			while (same < messages.length && same < last.messages.length && messages[same] === last.messages[same]) same++;
+		for (let i = 0; i < messages.length; i++)
+			digests.push(i < same && last ? (last.digests[i] ?? "") : messageDigest(messages[i]));
+		this.observed = { messages: [...messages], digests };
+		return digests;
 	}
 
 	/** The request's messages as Pi builds them from the session (system messages excluded). */
 	requestMessages(): readonly AgentMessage[] {
-		return this.window.messages();
+		return this.next.messages();
 	}
 
 	/** True when the request (the host's messages, or Pi's projection of the session) is over the serving budget. */
-	overBudget(host: HostFacts, messages: readonly AgentMessage[] = this.window.messages()): boolean {
-		return host.budget !== undefined && this.requestTokens(messages, host) > host.budget;
+	overBudget(host: HostFacts, messages: readonly AgentMessage[] = this.next.messages()): boolean {
+		return host.budget !== undefined && this.next.requestTokens(messages, host.fixedTokens) > host.budget;
 	}
 
 	/**
@@ -450,16 +454,16 @@ export class FoldEngine {
 	 * serving budget, and observe what goes out. `messages` default to Pi's
 	 * projection of the session (a host without Pi).
 	 */
-	request(host: HostFacts, messages: readonly AgentMessage[] = this.window.messages()): RequestOutcome {
+	request(host: HostFacts, messages: readonly AgentMessage[] = this.next.messages()): RequestOutcome {
 		const drafts = this.pendingDrafts();
-		const persisted = this.window.messages();
+		const persisted = this.next.messages();
 		let preview: AgentMessage[] | undefined;
 		if (drafts.length > 0 && startsWith(messages, persisted)) {
-			preview = [...this.withDrafts(drafts).messages(), ...messages.slice(persisted.length)];
+			preview = [...this.next.withDrafts(drafts).messages(), ...messages.slice(persisted.length)];
 			this.announceCauses();
 		}
 		const sent = preview ?? messages;
-		const tokens = this.requestTokens(sent, host);
+		const tokens = this.next.requestTokens(sent, host.fixedTokens);
 		const verdict = fenceVerdict(tokens, host.budget, this.options.brandNoun);
 		if (!verdict.ok) {
 			this.counters.fenceRefusals++;
@@ -467,10 +471,8 @@ export class FoldEngine {
 		}
 		// Pi structured-clones the event's messages; when nothing was previewed and no handler added or removed
 		// messages, the projection's own objects (their digests memoized) stand for them.
-		const observed = observeRequest(
-			this.instrumentState,
-			!preview && messages.length === persisted.length ? persisted : sent,
-		);
+		const observedList = !preview && messages.length === persisted.length ? persisted : sent;
+		const observed = observeRequest(this.instrumentState, observedList, this.digestsOf(observedList));
 		this.instrumentState = observed.state;
 		return { sent: preview, refused: undefined, rewrite: observed.event, tokens };
 	}

@@ -158,8 +158,8 @@ export function firstDivergence(previous: readonly string[], next: readonly stri
 export function observeRequest(
 	state: InstrumentState,
 	messages: readonly unknown[],
+	digests: readonly string[] = messages.map(messageDigest),
 ): { state: InstrumentState; kind: RequestKind; event?: RewriteEvent } {
-	const digests = messages.map(messageDigest);
 	const requests = state.requests + 1;
 	const base = { ...state, digests, requests, pendingCauses: [] };
 	if (state.requests === 0) return { state: { ...base, lastKind: "initial" }, kind: "initial" };

@@ -30,7 +30,7 @@ export type DesiredContent = { kind: "omit" } | { kind: "replace"; content: Cont
 
 export interface WindowPlan {
 	/** Entries whose window content differs from their raw content. Absent = raw. */
-	desired: Map<string, DesiredContent>;
+	desired: ReadonlyMap<string, DesiredContent>;
 	/** Collapsed folds whose brief is in the window, in transcript order of their first leaf. */
 	visible: string[];
 }
@@ -94,23 +94,31 @@ export function planWindow(branch: readonly SessionEntry[], input: PlanInput): W
 	const desired = new Map<string, DesiredContent>();
 	const visible: string[] = [];
 	for (const id of visibleCollapsedFolds(input.lattice, input.expanded)) {
-		const record = input.lattice.folds.get(id);
-		const leaves = leafEntryIds(input.lattice, id);
-		if (!record || !Array.isArray(leaves)) continue;
-		const entries = leaves.map((leaf) => byId.get(leaf)).filter((entry): entry is SessionEntry => !!entry);
-		// A fold whose entries are not all on this branch cannot be shown here; its span stays raw.
-		if (entries.length !== leaves.length) continue;
-		const inWindow = input.inWindow;
-		const shown = inWindow ? entries.filter((entry) => inWindow(entry.id)) : entries;
-		if (shown.length === 0) continue;
-		const text = briefText(record, input.briefOf?.(record) ?? record.brief, input.brandNoun);
-		const placed =
-			record.kind === "tool-batch" ? planToolBatch(shown, record, text, input.brandNoun) : planChapter(shown, text);
+		const placed = placeFold(id, (entryId) => byId.get(entryId), input);
 		if (!placed) continue;
 		for (const [entryId, content] of placed) desired.set(entryId, content);
 		visible.push(id);
 	}
 	return { desired, visible };
+}
+
+/** What the entries of one visible collapsed fold show, or undefined when it cannot be shown here. */
+export function placeFold(
+	id: string,
+	entryOf: (entryId: string) => SessionEntry | undefined,
+	input: PlanInput,
+): Map<string, DesiredContent> | undefined {
+	const record = input.lattice.folds.get(id);
+	const leaves = leafEntryIds(input.lattice, id);
+	if (!record || !Array.isArray(leaves)) return undefined;
+	const entries = leaves.map(entryOf).filter((entry): entry is SessionEntry => !!entry);
+	// A fold whose entries are not all on this branch cannot be shown here; its span stays raw.
+	if (entries.length !== leaves.length) return undefined;
+	const inWindow = input.inWindow;
+	const shown = inWindow ? entries.filter((entry) => inWindow(entry.id)) : entries;
+	if (shown.length === 0) return undefined;
+	const text = briefText(record, input.briefOf?.(record) ?? record.brief, input.brandNoun);
+	return record.kind === "tool-batch" ? planToolBatch(shown, record, text, input.brandNoun) : planChapter(shown, text);
 }
 
 function planChapter(entries: readonly SessionEntry[], text: string): Map<string, DesiredContent> | undefined {

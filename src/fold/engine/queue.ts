@@ -40,6 +40,7 @@ export class EntryQueue {
 
 	/** Queue again, in front, what the last hand-off took and `branch` does not hold after it. */
 	reconcile(branch: readonly SessionEntry[]): void {
+		if (this.inFlight.length === 0) return;
 		this.queued = requeueLost(this.inFlight, this.queued, branch.slice(this.handedAt));
 		this.inFlight = [];
 	}

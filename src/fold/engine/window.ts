@@ -97,6 +97,8 @@ class EntryTokens implements ReadonlyMap<string, number> {
 
 /** What the window will be once some drafts are persisted. */
 export interface DraftedWindow {
+	/** Entry id → how many tokens the drafts add to it (negative: remove). */
+	changed: ReadonlyMap<string, number>;
 	reading: (fixedTokens: number) => WindowReading;
 	/** The request's messages (system messages excluded), as the context event would carry them. */
 	messages: () => AgentMessage[];
@@ -109,8 +111,11 @@ export class WindowModel {
 	private positions = new Map<string, number[]>();
 	private edits = new Map<string, ContextEditEntry>();
 	private entryTotal = 0;
-	/** The flat message list without system messages; rebuilt after an edit, extended on append. */
-	private visible: AgentMessage[] | undefined;
+	/** The flat message list without system messages, correct for context positions before `validTo`. */
+	private readonly visible: AgentMessage[] = [];
+	/** Context position → where its messages start in `visible`. */
+	private readonly offsets: number[] = [];
+	private validTo = 0;
 	private readonly entryTokens = new EntryTokens(this.positions, (position) => this.tokens[position] ?? 0);
 
 	/** Project the branch ending at `leaf` (default: its last entry) again: start, resume, a replaced branch, a compaction. */
@@ -121,7 +126,9 @@ export class WindowModel {
 		this.positions.clear();
 		this.edits = new Map();
 		this.entryTotal = 0;
-		this.visible = undefined;
+		this.visible.length = 0;
+		this.offsets.length = 0;
+		this.validTo = 0;
 		for (const entry of this.context) if (entry.type === "context_edit") this.edits.set(entry.targetId, entry);
 		this.context.forEach((entry, position) => {
 			const messages = project(entry, this.edits.get(entry.id), position);
@@ -133,11 +140,15 @@ export class WindowModel {
 		});
 	}
 
-	/** An entry appended to the branch; `branch` holds it (and may hold later ones), for a compaction's re-projection. */
-	append(entry: SessionEntry, branch: readonly SessionEntry[]): void {
+	/**
+	 * An entry appended to the branch; `branch` holds it (and may hold later
+	 * ones), for a compaction's re-projection. Returns the ids whose tokens may
+	 * have changed, or "all" when everything was projected again.
+	 */
+	append(entry: SessionEntry, branch: readonly SessionEntry[]): readonly string[] | "all" {
 		if (entry.type === "compaction") {
 			this.reset(branch, entry.id);
-			return;
+			return "all";
 		}
 		const position = this.context.length;
 		this.context.push(entry);
@@ -147,10 +158,10 @@ export class WindowModel {
 		this.projected.push(messages);
 		this.tokens.push(tokens);
 		this.entryTotal += tokens;
-		if (this.visible) for (const message of messages) if (message.role !== "system") this.visible.push(message);
-		if (entry.type !== "context_edit") return;
+		if (entry.type !== "context_edit") return [entry.id];
 		this.edits.set(entry.targetId, entry);
 		for (const at of this.positions.get(entry.targetId) ?? []) this.reproject(at);
+		return [entry.id, entry.targetId];
 	}
 
 	/** True when Pi projects this entry (a compaction drops what it summarized). */
@@ -165,7 +176,16 @@ export class WindowModel {
 
 	/** The request's messages as Pi builds them from the session (system messages excluded). */
 	messages(): AgentMessage[] {
-		this.visible ??= withoutSystem(this.projected.flat());
+		// Only the part after the earliest re-projected entry is laid out again.
+		if (this.validTo < this.projected.length) {
+			this.visible.length = this.offsets[this.validTo] ?? this.visible.length;
+			this.offsets.length = this.validTo;
+			for (let at = this.validTo; at < this.projected.length; at++) {
+				this.offsets.push(this.visible.length);
+				for (const message of this.projected[at] ?? []) if (message.role !== "system") this.visible.push(message);
+			}
+			this.validTo = this.projected.length;
+		}
 		return this.visible;
 	}
 
@@ -189,16 +209,35 @@ export class WindowModel {
 		}
 		let total = this.entryTotal;
 		const over = new Map<number, number>();
+		const changed = new Map<string, number>();
 		for (const [at, messages] of replaced) {
 			const tokens = visibleTokens(messages);
 			over.set(at, tokens);
 			total += tokens - (this.tokens[at] ?? 0);
+			const id = this.context[at]?.id;
+			if (id !== undefined) changed.set(id, (changed.get(id) ?? 0) + tokens - (this.tokens[at] ?? 0));
 		}
 		const entryTokens = new EntryTokens(this.positions, (at) => over.get(at) ?? this.tokens[at] ?? 0);
 		return {
+			changed,
 			reading: (fixedTokens) => ({ entryTokens, fixedTokens, total: fixedTokens + total }),
-			messages: () => withoutSystem(this.projected.flatMap((messages, at) => replaced.get(at) ?? messages)),
+			messages: () => this.messagesWith(replaced),
 		};
+	}
+
+	/** The request's messages with some positions' messages replaced, laid out from the current list. */
+	private messagesWith(replaced: ReadonlyMap<number, AgentMessage[]>): AgentMessage[] {
+		const base = this.messages();
+		const out: AgentMessage[] = [];
+		let copied = 0;
+		for (const at of [...replaced.keys()].sort((a, b) => a - b)) {
+			const start = this.offsets[at] ?? base.length;
+			for (let i = copied; i < start; i++) out.push(base[i] as AgentMessage);
+			out.push(...withoutSystem(replaced.get(at) ?? []));
+			copied = this.offsets[at + 1] ?? base.length;
+		}
+		for (let i = copied; i < base.length; i++) out.push(base[i] as AgentMessage);
+		return out;
 	}
 
 	private place(id: string, position: number): void {
@@ -215,6 +254,6 @@ export class WindowModel {
 		this.entryTotal += tokens - (this.tokens[position] ?? 0);
 		this.projected[position] = messages;
 		this.tokens[position] = tokens;
-		this.visible = undefined;
+		this.validTo = Math.min(this.validTo, position);
 	}
 }

@@ -8,7 +8,8 @@
  * and `checkLattice` reports it.
  */
 
-import { type FoldLattice, type FoldRecord, parentMap } from "./records.ts";
+import { LayeredMap } from "./layered-map.ts";
+import { type FoldLattice, type FoldRecord, growthOf, parentMap } from "./records.ts";
 import type { BranchView, StructuralUnit } from "./units.ts";
 
 export interface FoldPlacement {
@@ -39,24 +40,95 @@ export interface LatticeIndex {
 type Range = { start: number; end: number } | { problem: string };
 
 /**
- * Indexes already built, per lattice and view. Both are immutable values (an
- * operation returns a new lattice; a new branch gets a new view), so one
- * index serves every reader of the same pair within a request.
+ * Indexes already built, per lattice and view. A lattice is an immutable
+ * value (an operation returns a new one); a view only grows at its end while
+ * it keeps its identity, which moves no fold. So one index serves every
+ * reader of the same pair, and the index of a lattice grown by one record
+ * (`withRecord`) is grown from its base's instead of built again.
  */
 const indexCache = new WeakMap<FoldLattice, WeakMap<BranchView, LatticeIndex>>();
 
+function cached(lattice: FoldLattice, view: BranchView): LatticeIndex | undefined {
+	return indexCache.get(lattice)?.get(view);
+}
+
 /** Place every fold of `lattice` on the branch of `view`. */
 export function indexLattice(lattice: FoldLattice, view: BranchView): LatticeIndex {
+	const known = cached(lattice, view);
+	if (known) return known;
+	const growth = growthOf(lattice);
+	const base = growth ? cached(growth.base, view) : undefined;
+	const index = (growth && base && grownIndex(base, growth.record)) || buildIndex(lattice, view);
 	let byView = indexCache.get(lattice);
 	if (!byView) {
 		byView = new WeakMap();
 		indexCache.set(lattice, byView);
 	}
-	const known = byView.get(view);
-	if (known) return known;
-	const index = buildIndex(lattice, view);
 	byView.set(view, index);
 	return index;
+}
+
+/**
+ * The index of `base`'s lattice plus one new record, when the record is a
+ * root over placed root folds and the folds inside its span are exactly its
+ * subtree (what every fold the rules allow is); undefined otherwise, and the
+ * index is built from scratch.
+ */
+function grownIndex(base: LatticeIndex, record: FoldRecord): LatticeIndex | undefined {
+	const { view } = base;
+	const children = new Set<string>();
+	for (const part of record.parts) {
+		if (part.type !== "fold") continue;
+		const child = base.placed.get(part.foldId);
+		if (!child || child.parentId !== undefined || children.has(part.foldId)) return undefined;
+		children.add(part.foldId);
+	}
+	const range = partsRange(record, view, (id) => base.placed.get(id) ?? { problem: "unplaced" });
+	if ("problem" in range) return undefined;
+	// Every fold placed inside the new span must sit under one of its children.
+	const first = lowerBound(base.ordered, range.start);
+	let last = first;
+	for (; last < base.ordered.length && (base.ordered[last]?.start ?? 0) < range.end; last++) {
+		const fold = base.ordered[last];
+		if (!fold || fold.end > range.end) return undefined;
+	}
+	const moved = new Map<string, FoldPlacement>();
+	for (const fold of base.ordered.slice(first, last)) {
+		let root = fold;
+		for (let at = fold.parentId; at !== undefined; at = base.placed.get(at)?.parentId) {
+			const up = base.placed.get(at);
+			if (!up) return undefined;
+			root = up;
+		}
+		if (!children.has(root.id)) return undefined;
+		const parentId = fold.parentId ?? record.id;
+		moved.set(fold.id, { ...fold, parentId, depth: fold.depth + 1 });
+	}
+	const placement: FoldPlacement = { id: record.id, record, ...range, parentId: undefined, depth: 0 };
+	moved.set(record.id, placement);
+	const ordered = [
+		...base.ordered.slice(0, first),
+		placement,
+		...base.ordered.slice(first, last).map((fold) => moved.get(fold.id) ?? fold),
+		...base.ordered.slice(last),
+	];
+	const roots = base.roots.filter((fold) => !children.has(fold.id));
+	roots.splice(lowerBound(roots, placement.start), 0, placement);
+	const rootAt = new Map<number, FoldPlacement>();
+	for (const root of roots) rootAt.set(root.start, root);
+	return { view, placed: LayeredMap.over(base.placed, moved), detached: base.detached, ordered, rootAt, roots };
+}
+
+/** First position in `sorted` (by start) whose start is at or after `start`. */
+function lowerBound(sorted: readonly FoldPlacement[], start: number): number {
+	let lo = 0;
+	let hi = sorted.length;
+	while (lo < hi) {
+		const mid = (lo + hi) >> 1;
+		if ((sorted[mid]?.start ?? 0) < start) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
 }
 
 function buildIndex(lattice: FoldLattice, view: BranchView): LatticeIndex {
@@ -151,21 +223,31 @@ export function innermostContaining(index: LatticeIndex, start: number, end: num
 }
 
 /**
- * The units no placed root fold covers, in order: the gaps between root
- * folds (a unit at a gap's edge that a fold overlaps may be included). What
- * could still fold, without walking the folded bulk of a long branch.
+ * The tool-batch units no placed root fold covers, in order: those in the
+ * gaps between root folds (a batch at a gap's edge that a fold overlaps may
+ * be included). What could still fold, without walking the folded bulk of a
+ * long branch or the entries around the batches.
  */
-export function unitsOutsideRoots(index: LatticeIndex, view: BranchView): StructuralUnit[] {
+export function batchesOutsideRoots(index: LatticeIndex, view: BranchView): StructuralUnit[] {
 	const out: StructuralUnit[] = [];
+	const batches = view.batchUnits;
 	let next = 0;
 	const gap = (start: number, end: number) => {
 		if (end <= start) return;
+		const first = view.unitOf[start] ?? view.units.length;
 		const last = view.unitOf[end - 1] ?? -1;
-		for (let u = Math.max(next, view.unitOf[start] ?? view.units.length); u <= last; u++) {
-			const unit = view.units[u];
+		// First batch at or after the gap's first unit (and after what an earlier gap took).
+		let lo = next;
+		let hi = batches.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if ((batches[mid] ?? 0) < first) lo = mid + 1;
+			else hi = mid;
+		}
+		for (next = lo; next < batches.length && (batches[next] ?? 0) <= last; next++) {
+			const unit = view.units[batches[next] ?? -1];
 			if (unit) out.push(unit);
 		}
-		next = Math.max(next, last + 1);
 	};
 	let at = 0;
 	for (const root of index.roots) {

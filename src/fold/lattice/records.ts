@@ -11,6 +11,7 @@
  */
 
 import { isSha256Hex, sha256Hex } from "../../session/canonical.ts";
+import { LayeredMap } from "./layered-map.ts";
 
 export type FoldKind = "tool-batch" | "chapter" | "consolidation";
 export type FoldOrigin = "agent" | "ladder" | "command";
@@ -133,11 +134,20 @@ export function emptyLattice(): FoldLattice {
 	return { folds: new Map() };
 }
 
+/** Lattices made by adding one new record to another: what an index of the first can be grown from. */
+const grownFrom = new WeakMap<FoldLattice, { base: FoldLattice; record: FoldRecord }>();
+
 /** A lattice with `record` added or replaced (same id), keeping creation order. */
 export function withRecord(lattice: FoldLattice, record: FoldRecord): FoldLattice {
-	const folds = new Map(lattice.folds);
-	folds.set(record.id, record);
-	return { folds };
+	const added = !lattice.folds.has(record.id);
+	const grown: FoldLattice = { folds: LayeredMap.over(lattice.folds, [[record.id, record]]) };
+	if (added) grownFrom.set(grown, { base: lattice, record });
+	return grown;
+}
+
+/** The lattice this one was made from by adding one new record (`withRecord`), if it was. */
+export function growthOf(lattice: FoldLattice): { base: FoldLattice; record: FoldRecord } | undefined {
+	return grownFrom.get(lattice);
 }
 
 /** Fold id → id of the fold whose parts name it. Roots are absent. */
@@ -242,13 +252,26 @@ export function latticeOfConsistent(records: readonly FoldRecord[]): FoldLattice
 	const folds = new Map<string, FoldRecord>();
 	const adopted = new Set<string>();
 	for (const record of records) {
-		if (recordProblem(record, folds)) continue;
-		const children = childFoldIds(record);
-		// A missing child, a child with a parent already, a child named twice, or the record itself as a child.
-		if (children.some((child) => !folds.has(child) || adopted.has(child))) continue;
-		if (new Set(children).size !== children.length) continue;
+		if (!acceptsRecord({ folds }, adopted, record)) continue;
 		folds.set(record.id, record);
-		for (const child of children) adopted.add(child);
+		for (const child of childFoldIds(record)) adopted.add(child);
 	}
 	return { folds };
+}
+
+/**
+ * True when `record` may join `lattice` as `latticeFromRecords` would let it:
+ * a sound record of its own, a new id, and fold parts that are folds of the
+ * lattice without a parent (`adopted` holds those with one), each named once.
+ */
+export function acceptsRecord(
+	lattice: FoldLattice,
+	adopted: { has(id: string): boolean },
+	record: FoldRecord,
+): boolean {
+	if (recordProblem(record, lattice.folds)) return false;
+	const children = childFoldIds(record);
+	// A missing child, a child with a parent already, or the record itself as a child.
+	if (children.some((child) => !lattice.folds.has(child) || adopted.has(child))) return false;
+	return new Set(children).size === children.length;
 }

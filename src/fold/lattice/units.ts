@@ -71,6 +71,8 @@ export interface BranchView {
 	unitOf: readonly number[];
 	/** Entry index i → assistant messages among the entries before i (length: entries + 1). */
 	responsesBefore: readonly number[];
+	/** Indices of the tool-batch units, in order. */
+	batchUnits: readonly number[];
 	readOnlyTools: ReadonlySet<string>;
 }
 
@@ -154,7 +156,8 @@ export function analyzeBranch(entries: readonly SessionEntry[], options: BranchV
 	for (const unit of units) for (let i = unit.start; i < unit.end; i++) unitOf.push(unit.index);
 	const responsesBefore = [0];
 	for (const entry of entries) responsesBefore.push((responsesBefore.at(-1) ?? 0) + (isResponse(entry) ? 1 : 0));
-	return { entries, indexById, spans, units, unitOf, responsesBefore, readOnlyTools };
+	const batchUnits = units.filter((unit) => unit.kind === "tool-batch").map((unit) => unit.index);
+	return { entries, indexById, spans, units, unitOf, responsesBefore, batchUnits, readOnlyTools };
 }
 
 /** An assistant message: one response to one request. */

@@ -18,7 +18,7 @@
  * long-context guard override the price.
  */
 
-import { indexLattice, type LatticeIndex, unitsOutsideRoots } from "../lattice/lattice-index.ts";
+import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
 import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
 import type { FoldLattice } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
@@ -103,6 +103,7 @@ export interface CommitDecision {
 
 /** Tokens an entry range shows in the window now. */
 function rangeTokens(view: BranchView, reading: WindowReading, start: number, end: number): number {
+	if (reading.rangeTokens) return reading.rangeTokens(start, end);
 	let total = 0;
 	for (let i = start; i < end; i++) total += reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
 	return total;
@@ -262,7 +263,7 @@ export function ladderCandidates(
 	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
 
 	const batches: LadderCandidate[] = [];
-	for (const unit of unitsOutsideRoots(index, view)) {
+	for (const unit of batchesOutsideRoots(index, view)) {
 		if (unit.kind !== "tool-batch" || !unit.completed || unit.end > tailStart) continue;
 		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end)) continue;
 		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;

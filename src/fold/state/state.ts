@@ -13,12 +13,17 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { utf8ByteLength } from "../../text/utf8.ts";
+import { LayeredMap } from "../lattice/layered-map.ts";
 import {
+	acceptsRecord,
+	childFoldIds,
 	type FoldLattice,
 	type FoldRecord,
 	isRefusal,
 	latticeFromRecords,
 	latticeOfConsistent,
+	parentMap,
+	withRecord,
 } from "../lattice/records.ts";
 import { StateDataBuilder } from "./state-data.ts";
 import { decodeOp, decodeRecord, decodeStateData, type FoldOp, type FoldStateData } from "./state-schema.ts";
@@ -251,6 +256,50 @@ export function liveLattice(state: FoldState): FoldLattice {
 	// added one at a time so a bad one drops only itself and its entries simply
 	// stay unfolded.
 	return latticeOfConsistent(live);
+}
+
+/** A state's live lattice, with each fold's parent (what a record added later may not adopt again). */
+export interface LiveLattice {
+	state: FoldState;
+	lattice: FoldLattice;
+	parents: ReadonlyMap<string, string>;
+}
+
+/**
+ * The live lattice of `state`, grown from `previous` when `state` only added
+ * records to it (the usual commit or fold: no dissolve, restore or rebrief,
+ * every new record acceptable): each new record costs its parts, not a
+ * rebuild of every fold. Anything else rebuilds it.
+ */
+export function liveLatticeAfter(previous: LiveLattice | undefined, state: FoldState): LiveLattice {
+	const grown = previous ? grownLattice(previous, state) : undefined;
+	if (grown) return grown;
+	const lattice = liveLattice(state);
+	return { state, lattice, parents: parentMap(lattice) };
+}
+
+function grownLattice(previous: LiveLattice, state: FoldState): LiveLattice | undefined {
+	const before = previous.state;
+	if (!sameStrings(before.data.dissolved, state.data.dissolved)) return undefined;
+	if (!sameStrings(Object.entries(before.data.briefs).flat(), Object.entries(state.data.briefs).flat()))
+		return undefined;
+	if (state.records.length < before.records.length) return undefined;
+	for (let i = 0; i < before.records.length; i++) if (state.records[i] !== before.records[i]) return undefined;
+	let { lattice, parents } = previous;
+	for (const added of state.records.slice(before.records.length)) {
+		const record = withCurrentBrief(state, added);
+		if (!acceptsRecord(lattice, parents, record)) return undefined;
+		lattice = withRecord(lattice, record);
+		parents = LayeredMap.over(
+			parents,
+			childFoldIds(record).map((child) => [child, record.id] as const),
+		);
+	}
+	return { state, lattice, parents };
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+	return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 /** The brief a fold currently shows (a rebrief wins over the record's). */

@@ -17,6 +17,7 @@ const plain = (view: BranchView) => ({
 	units: view.units.map((unit) => ({ ...unit })),
 	unitOf: [...view.unitOf],
 	responsesBefore: [...view.responsesBefore],
+	batchUnits: [...view.batchUnits],
 });
 
 describe("BranchTracker", () => {
