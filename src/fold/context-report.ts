@@ -10,7 +10,10 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { readableBytes } from "../text/bytes.ts";
 import type { FoldDetail, StatusDetails } from "./status.ts";
+
+export { readableBytes };
 
 /** Folds the default report lists; older ones are counted (`/context tree` lists all). */
 export const REPORT_FOLDS_LISTED = 20;
@@ -44,15 +47,6 @@ export interface ContextReportInput {
 }
 
 const integer = new Intl.NumberFormat("en-US");
-const KIB = 1024;
-const MIB = KIB * 1024;
-
-/** Bytes as a person reads them: 512 B, 45.1 KB, 2.3 MB. */
-export function readableBytes(bytes: number): string {
-	if (bytes < KIB) return `${bytes} B`;
-	if (bytes < MIB) return `${(bytes / KIB).toFixed(1)} KB`;
-	return `${(bytes / MIB).toFixed(1)} MB`;
-}
 
 /** Tokens in a footer: 950, 12.3k, 1.2M. */
 export function shortTokens(tokens: number): string {
@@ -90,9 +84,16 @@ export function heldOut(status: StatusDetails, compacted: ReadonlySet<string>) {
 	};
 }
 
-function firstLine(text: string, max: number): string {
-	const line = text.trim().split("\n", 1)[0] ?? "";
-	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+/**
+ * A brief's first line without the "Tool batch f-…: " lead the fold's own
+ * line already shows: what tells this fold from the next (its call and
+ * result, or its counts and label ranges).
+ */
+function briefFirstLine(brief: string, id: string, max: number): string {
+	const line = brief.trim().split("\n", 1)[0] ?? "";
+	const at = line.indexOf(`${id}: `);
+	const what = at >= 0 && at < 20 ? line.slice(at + id.length + 2) : line;
+	return what.length > max ? `${what.slice(0, max - 1)}…` : what;
 }
 
 /** The window line and, above the budget, the warning. */
@@ -125,8 +126,9 @@ function foldLine(fold: FoldDetail, input: ContextReportInput): string[] {
 	const indent = input.tree ? "  ".repeat(fold.depth + 1) : "  ";
 	const head = `${indent}${fold.id}  ${fold.kind}, ${state}, ${fold.firstEntryId}…${fold.lastEntryId} (${fold.entryCount} entries, ${readableBytes(fold.sourceBytes)} → ${readableBytes(fold.briefBytes)} brief)`;
 	const brief = input.briefs.get(fold.id);
-	if (!brief || fold.state === "hidden") return [head];
-	return [head, `${indent}  “${firstLine(brief, REPORT_BRIEF_CHARS)}”`];
+	// The default list shows visible folds only; the tree shows every fold's line, nested ones too.
+	if (!brief || (fold.state === "hidden" && !input.tree)) return [head];
+	return [head, `${indent}  “${briefFirstLine(brief, fold.id, REPORT_BRIEF_CHARS)}”`];
 }
 
 /** The full `/context` report. */
