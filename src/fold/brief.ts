@@ -98,6 +98,16 @@ export function finishBrief(
 	return `${truncateText(trimmed, budget)}\n${suffix}`;
 }
 
+/**
+ * A brief's first line without its "Tool batch f-…: " lead (a listing shows
+ * kind and id on its own): what tells this fold from its neighbours.
+ */
+export function briefWhat(brief: string, id: string): string {
+	const line = brief.trim().split("\n", 1)[0] ?? "";
+	const at = line.indexOf(`${id}: `);
+	return at >= 0 && at < 20 ? line.slice(at + id.length + 2) : line;
+}
+
 /** What a span holds, read from typed fields only (kept under its old name for callers). */
 export type BriefFacts = SpanFacts;
 

@@ -10,7 +10,9 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { keptFromIndex } from "../compaction/records/recall.ts";
 import { readableBytes } from "../text/bytes.ts";
+import { briefWhat } from "./brief.ts";
 import type { FoldDetail, StatusDetails } from "./status.ts";
 
 export { readableBytes };
@@ -63,14 +65,7 @@ const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
 
 /** Folds whose whole span lies before the latest compaction's first kept entry. */
 export function compactedFolds(branch: readonly SessionEntry[], folds: readonly FoldDetail[]): Set<string> {
-	let keptFrom = -1;
-	for (let index = branch.length - 1; index >= 0; index--) {
-		const entry = branch[index];
-		if (entry?.type !== "compaction") continue;
-		const kept = entry.firstKeptEntryId ? branch.findIndex((e) => e.id === entry.firstKeptEntryId) : -1;
-		keptFrom = kept === -1 ? index : kept;
-		break;
-	}
+	const keptFrom = keptFromIndex(branch);
 	return new Set(folds.filter((fold) => fold.range[1] <= keptFrom).map((fold) => fold.id));
 }
 
@@ -84,15 +79,9 @@ export function heldOut(status: StatusDetails, compacted: ReadonlySet<string>) {
 	};
 }
 
-/**
- * A brief's first line without the "Tool batch f-…: " lead the fold's own
- * line already shows: what tells this fold from the next (its call and
- * result, or its counts and label ranges).
- */
+/** The brief's first line as the fold's second line: what tells it from the next (its call, or its ranges). */
 function briefFirstLine(brief: string, id: string, max: number): string {
-	const line = brief.trim().split("\n", 1)[0] ?? "";
-	const at = line.indexOf(`${id}: `);
-	const what = at >= 0 && at < 20 ? line.slice(at + id.length + 2) : line;
+	const what = briefWhat(brief, id);
 	return what.length > max ? `${what.slice(0, max - 1)}…` : what;
 }
 
@@ -179,7 +168,7 @@ export function formatContextReport(input: ContextReportInput): string {
 /** The subcommands, as one hint line. */
 export function contextHints(commands: { status: string; fold: string }): string {
 	const c = `/${commands.status}`;
-	return `More: ${c} peek <fold id> (brief and source) · ${c} tree · ${c} window (entry ids) · /${commands.fold} [first id] [last id]`;
+	return `More: ${c} peek <fold id> (brief and source) · ${c} search <text> · ${c} tree · ${c} window (entry ids) · /${commands.fold} [first id] [last id]`;
 }
 
 /** The line shown right after a fold: the window the next request will hold. */
