@@ -233,6 +233,16 @@ describe("search in the real Pi CLI", () => {
 			expect(read.slice).toBe(new TextDecoder().decode(check.bytes.slice(read.start, read.end)));
 			expect(read.slice).toContain(check.fact);
 		}
+
+		// The person gets the same search: /context search, in readable words.
+		const { records: shown } = await rpc.promptAndSettle(`/context search ${keys[1]}`);
+		const report = shown.flatMap((record) =>
+			record.type === "extension_ui_request" && record.method === "notify" ? [String(record.message)] : [],
+		);
+		expect(report.join("\n")).toContain(
+			`1. Fold ${third?.id} (tool batch, inside ${consolidation?.id}), in a repo_stage result, at `,
+		);
+		expect(report.join("\n")).toContain(`See it: /context peek ${third?.id}`);
 		expect(provider.rejections).toEqual([]);
 	}, 120_000);
 });
