@@ -99,7 +99,11 @@ function compactedSources(ws: FoldWorkspace, folded: ReadonlySet<string>): Searc
 				order,
 				what: entryWhat(order >= 0 ? ws.branch[order] : entryById(id)),
 				read: async (): Promise<SourceBytes> => {
-					const result = recall({ address: id, branch: ws.branch, entryById, hashes });
+					const onBranch = (entryId: string) => {
+						const index = ws.view.indexById.get(entryId);
+						return index === undefined ? undefined : ws.branch[index];
+					};
+					const result = recall({ address: id, branch: ws.branch, entryById, hashes, onBranch });
 					return result.ok
 						? { ok: true, bytes: result.bytes }
 						: { ok: false, code: result.code, message: result.message };

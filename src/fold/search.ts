@@ -28,6 +28,8 @@ export const SEARCH_MAX_HITS = 20;
 export const SEARCH_COUNT_MAX = 1000;
 /** Source bytes one search reads; sources past it are named as not searched. */
 export const SEARCH_MAX_SCAN_BYTES = 256 * 1024 * 1024;
+/** Source bytes scanned together in one matcher run (one sandboxed regex run each). */
+export const SEARCH_BATCH_BYTES = 8 * 1024 * 1024;
 /** Time a regular expression may run over all sources together. */
 export const SEARCH_REGEX_BUDGET_MS = 2_000;
 /** Characters of context around a hit (the match itself included), cut at the stored text's line breaks. */
@@ -117,14 +119,11 @@ export interface SearchInput {
 
 const decoder = new TextDecoder();
 
-/** Byte offset of each line's start, lines split on "\n" (canonical JSON never holds a raw newline inside a line). */
-function lineStarts(lines: readonly string[]): number[] {
-	const starts: number[] = [];
-	let at = 0;
-	for (const line of lines) {
-		starts.push(at);
-		at += utf8ByteLength(line) + 1;
-	}
+/** Byte offset of each line's start: 0 and every byte after a "\n" (canonical JSON never holds a raw newline in a line). */
+function lineStarts(bytes: Uint8Array): number[] {
+	const starts = [0];
+	for (let at = bytes.indexOf(0x0a); at !== -1 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1))
+		starts.push(at + 1);
 	return starts;
 }
 
@@ -199,7 +198,19 @@ function sourceText(bytes: Uint8Array): string[] {
 	return lines;
 }
 
-/** Run one search. Reads sources one at a time, in the order given. */
+/** A read source waiting in the current scan batch. */
+interface Pending {
+	source: SearchSource;
+	bytes: Uint8Array;
+	lines: string[];
+}
+
+/**
+ * Run one search. Sources are read one at a time, in the order given, and
+ * scanned in batches of about `SEARCH_BATCH_BYTES`: one sandboxed regex run
+ * per batch, since each run with a timeout has a fixed cost that hundreds of
+ * small folds would otherwise pay one by one.
+ */
 export async function searchSources(input: SearchInput): Promise<SearchResult> {
 	const maxScan = input.maxScanBytes ?? SEARCH_MAX_SCAN_BYTES;
 	const now = input.now ?? (() => performance.now());
@@ -215,6 +226,20 @@ export async function searchSources(input: SearchInput): Promise<SearchResult> {
 	let scanned = 0;
 	let notScanned = 0;
 	let timedOut = false;
+	let batch: Pending[] = [];
+	let batchBytes = 0;
+	const flush = (): void => {
+		if (batch.length === 0) return;
+		const lines = batch.flatMap((pending) => searchable(pending.source, pending.lines));
+		const scan = input.matcher.scan(lines, SEARCH_COUNT_MAX, SEARCH_COUNT_MAX - total, deadline - now());
+		if (scan.timedOut) timedOut = true;
+		else {
+			total += scan.total;
+			collectHits(batch, scan.matches, found);
+		}
+		batch = [];
+		batchBytes = 0;
+	};
 	for (const source of input.sources) {
 		if (timedOut || scanned >= maxScan || total >= SEARCH_COUNT_MAX) {
 			if (!timedOut && total < SEARCH_COUNT_MAX) notScanned++;
@@ -228,22 +253,11 @@ export async function searchSources(input: SearchInput): Promise<SearchResult> {
 		scanned += read.bytes.length;
 		searched[source.kind].count++;
 		searched[source.kind].bytes += read.bytes.length;
-		const lines = sourceText(read.bytes);
-		const scan = input.matcher.scan(
-			searchable(source, lines),
-			SEARCH_COUNT_MAX,
-			SEARCH_COUNT_MAX - total,
-			deadline - now(),
-		);
-		if (scan.timedOut) {
-			timedOut = true;
-			continue;
-		}
-		if (scan.total === 0) continue;
-		total += scan.total;
-		const starts = lineStarts(lines);
-		for (const match of scan.matches) found.push(toHit(source, lines, starts, read.bytes.length, match));
+		batch.push({ source, bytes: read.bytes, lines: sourceText(read.bytes) });
+		batchBytes += read.bytes.length;
+		if (batchBytes >= SEARCH_BATCH_BYTES) flush();
 	}
+	flush();
 	const ordered = found.sort((a, b) => a.order - b.order || a.offset - b.offset);
 	const offset = Math.min(input.offset, ordered.length);
 	return {
@@ -256,4 +270,22 @@ export async function searchSources(input: SearchInput): Promise<SearchResult> {
 		notScanned,
 		timedOut,
 	};
+}
+
+/** Turn a batch's matches (line numbers across the batch, in order) into hits of their own sources. */
+function collectHits(batch: readonly Pending[], matches: readonly LineMatch[], found: SearchHit[]): void {
+	let at = 0;
+	let base = 0;
+	let starts: number[] | undefined;
+	for (const [line, index, length] of matches) {
+		while (at < batch.length && line >= base + (batch[at]?.lines.length ?? 0)) {
+			base += batch[at]?.lines.length ?? 0;
+			at++;
+			starts = undefined;
+		}
+		const pending = batch[at];
+		if (!pending) break;
+		starts ??= lineStarts(pending.bytes);
+		found.push(toHit(pending.source, pending.lines, starts, pending.bytes.length, [line - base, index, length]));
+	}
 }

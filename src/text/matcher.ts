@@ -90,18 +90,24 @@ function literalMatcher(query: string): Matcher {
 	};
 }
 
-/** The scan loop, run inside the sandbox so the time budget can interrupt the regex engine. */
+/**
+ * The scan loop, run inside the sandbox so the time budget can interrupt the
+ * regex engine. Its inputs are read from the sandbox's globals once, into
+ * locals: every read of a contextified global goes through an interceptor,
+ * which in the loop cost more than the matching.
+ */
 const SCAN_SCRIPT = new vm.Script(`(() => {
+	const texts = lines, re = pattern, most = keep, cap = countCap;
 	const matches = [];
 	let total = 0;
-	for (let line = 0; line < lines.length && total < countCap; line++) {
-		const text = lines[line];
-		pattern.lastIndex = 0;
+	for (let line = 0; line < texts.length && total < cap; line++) {
+		const text = texts[line];
+		re.lastIndex = 0;
 		let match;
-		while (total < countCap && (match = pattern.exec(text)) !== null) {
-			if (match[0].length === 0) { pattern.lastIndex++; continue; }
+		while (total < cap && (match = re.exec(text)) !== null) {
+			if (match[0].length === 0) { re.lastIndex++; continue; }
 			total++;
-			if (matches.length < keep) matches.push([line, match.index, match[0].length]);
+			if (matches.length < most) matches.push([line, match.index, match[0].length]);
 		}
 	}
 	return { matches, total };

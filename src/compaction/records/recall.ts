@@ -152,6 +152,8 @@ export interface RecallInput {
 	entryById(id: string): SessionEntry | undefined;
 	/** `recordedHashes(branch)`, when the caller recalls many entries of one branch. */
 	hashes?: ReadonlyMap<string, HashRecord>;
+	/** The branch entry with this id (an index the caller keeps); default: a scan of `branch`. */
+	onBranch?: (id: string) => SessionEntry | undefined;
 }
 
 /** The raw nested records of a `fabric_exec` result, in the order normalization numbers them. */
@@ -185,7 +187,7 @@ export function recall(input: RecallInput): RecallResult {
 		);
 	const { entryId, part } = address;
 	const recorded = input.hashes ? input.hashes.get(entryId) : recordedHash(input.branch, entryId);
-	const onBranch = input.branch.find((entry) => entry.id === entryId);
+	const onBranch = input.onBranch ? input.onBranch(entryId) : input.branch.find((entry) => entry.id === entryId);
 	if (!recorded && !onBranch) {
 		return refuse(
 			"foreign-address",
