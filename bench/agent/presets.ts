@@ -96,7 +96,8 @@ const FULL: Preset = {
 	name: "full",
 	stages: 64,
 	seeds: [1, 2, 3],
-	heldOutSeeds: [4, 5],
+	// Seeds 4 and 5 were held out first; a navigation defect was diagnosed on seed 5, so they are spent.
+	heldOutSeeds: [6, 7],
 	contextWindow: 272_000,
 	maxTokens: 32_000,
 	minBytes: FULL_MIN_BYTES,

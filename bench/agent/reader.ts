@@ -15,7 +15,7 @@
 import type { WireMessage, WireRequestBody } from "../../test/harness/provider-rules.ts";
 import { factPattern } from "./workload.ts";
 
-/** Characters after an id read as being about it (or up to the next id, whichever is nearer). */
+/** Characters after an id read as being about it (or up to the next id or the line's end, whichever is nearer). */
 export const NEAR_ID_CHARS = 240;
 
 /** Text of a wire message's content (a string or text parts). */
@@ -166,9 +166,9 @@ export interface Lead {
 const STAGE_MENTION = /stage"?\s*:?\s*(\d+)(?:\s*[–-]\s*(\d+))?/gi;
 
 /**
- * The fold to read for `target`: an id whose nearby text (after it, up to
- * the next id) names exactly that stage, else one naming a range that holds
- * it. Ids in `skip` (already read) are passed over.
+ * The fold to read for `target`: an id whose nearby text (after it, on its
+ * line, up to the next id) names exactly that stage, else one naming a range
+ * that holds it. Ids in `skip` (already read) are passed over.
  */
 export function findLead(
 	texts: readonly string[],
@@ -184,7 +184,8 @@ export function findLead(
 			if (!match || skip.has(match[0])) continue;
 			const from = (match.index ?? 0) + match[0].length;
 			const next = ids[i + 1]?.index ?? text.length;
-			const near = text.slice(from, Math.min(next, from + NEAR_ID_CHARS));
+			const lineEnd = text.indexOf("\n", from);
+			const near = text.slice(from, Math.min(next, from + NEAR_ID_CHARS, lineEnd === -1 ? text.length : lineEnd));
 			for (const mention of near.matchAll(STAGE_MENTION)) {
 				const first = Number(mention[1]);
 				const last = mention[2] === undefined ? first : Number(mention[2]);

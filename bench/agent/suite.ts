@@ -122,7 +122,12 @@ export function renderAgentReport(
 					"",
 					...renderTables(held),
 					"",
+					"Issue 16 targets on the held-out seeds:",
+					"",
 					...renderLookupTargets(held),
+					"",
+					"Without the search action (a reference, not a target):",
+					"",
 					...renderLookupTargets(held, ["defaults-no-search"]),
 				]
 			: []),

@@ -42,7 +42,12 @@ export function callLine(call: SpanCall): string {
  * (`read src/a.ts ×3`), in call order. Calls to the context tool itself are
  * bookkeeping and counted at the end.
  */
-export function callsIndex(calls: readonly SpanCall[], contextTool: string, max: number): string | undefined {
+export function callsIndex(
+	calls: readonly SpanCall[],
+	contextTool: string,
+	max: number,
+	countOwn = true,
+): string | undefined {
 	const work = calls.filter((call) => call.tool !== contextTool);
 	const items: string[] = [];
 	for (const label of labelRanges(work.map((call) => call.label))) {
@@ -53,15 +58,20 @@ export function callsIndex(calls: readonly SpanCall[], contextTool: string, max:
 		else items.push(label);
 	}
 	const own = calls.length - work.length;
-	const tail = own > 0 ? `; ${own} ${contextTool} call${own === 1 ? "" : "s"}` : "";
+	const ownText = `${own} ${contextTool} call${own === 1 ? "" : "s"}`;
+	const tail = own > 0 && countOwn ? `; ${ownText}` : "";
 	const list = boundedList(items, ", ", max - tail.length);
-	if (!list) return own > 0 ? tail.slice(2) : undefined;
+	if (!list) return own > 0 ? ownText : undefined;
 	return `${list}${tail}`;
 }
 
-/** A few words on what a span holds: its calls by label range, else its ask. */
+/**
+ * A few words on what a span holds: its calls by label range (the context
+ * tool's own calls are left out unless they are all it holds, so they never
+ * crowd out a range), else its ask.
+ */
 export function spanWords(entries: readonly SessionEntry[], contextTool: string, max: number): string {
-	const index = callsIndex(spanCalls(entries), contextTool, max);
+	const index = callsIndex(spanCalls(entries), contextTool, max, false);
 	if (index) return index;
 	const ask = spanFacts(entries).ask;
 	return ask ? truncateText(`"${ask}"`, max) : `${entries.length} entries`;

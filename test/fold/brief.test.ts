@@ -128,6 +128,19 @@ describe("deterministic brief", () => {
 		);
 		expect(brief).toContain("f-000000000014 stage 14\n");
 		expect(brief).toContain("Calls: repo_stage stage 1–14; 1 active_context call");
+		// A child's few words keep its whole range; the context tool's own calls never crowd it out.
+		const mixed = new FoldBranch();
+		for (let stage = 1; stage <= 17; stage++) {
+			mixed.tool({ id: `m${stage}`, name: "repo_stage", args: { stage } });
+			mixed.tool({ id: `p${stage}`, name: "active_context", args: { action: "peek", id: "f-000000000001" } });
+		}
+		const outer = deterministicBrief({
+			id: ID,
+			kind: "consolidation",
+			entries: mixed.entries,
+			children: [{ id: "f-00000000000a", entries: mixed.entries }],
+		});
+		expect(outer).toContain("Inner folds: f-00000000000a repo_stage stage 1–17\n");
 		expect(brief).toContain(`List the folds inside: ${recallCalls(ID).children}`);
 		expect(recallCalls(ID).children).toBe(`active_context {"action":"peek","id":"${ID}","children":true}`);
 		expect(brief.length).toBeLessThanOrEqual(BRIEF_MAX_CHARS);

@@ -108,8 +108,9 @@ describe("reading a request", () => {
 		expect(findLead(texts, 7, shape)).toEqual({ id: foldId(1), exact: false });
 		expect(findLead(texts, 5, shape, new Set([foldId(3)]))).toEqual({ id: foldId(1), exact: false });
 		expect(findLead([batchBrief(foldId(5), 12)], 12, shape)).toEqual({ id: foldId(5), exact: true });
-		// "stage 50" is not stage 5, and text before an id is not about it.
+		// "stage 50" is not stage 5, and neither text before an id nor the next line is about it.
 		expect(findLead([`stage 5 ${foldId(6)} stage 50`], 5, shape)).toBeUndefined();
+		expect(findLead([`Inner folds: ${foldId(7)} stage 23\nCalls: repo_stage stage 1–23`], 3, shape)).toBeUndefined();
 	});
 
 	it("reads the fact value from any message, and not from the probe or an answer", () => {
