@@ -146,7 +146,7 @@ export function renderAgentReport(
 
 export const agentBench: ReportBenchmark = {
 	name: "agent",
-	description: "every arm on the staged single-turn workload in real Pi (offline, loopback provider, scripted agent)",
+	description: "every arm on the staged workload in real Pi (offline, loopback provider, scripted agent)",
 	presets: Object.keys(PRESETS),
 	defaultPreset: DEFAULT_PRESET,
 	async report(presetName, context) {
