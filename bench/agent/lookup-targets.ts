@@ -49,3 +49,14 @@ export function renderLookupTargets(arms: readonly ArmRuns[], names: readonly st
 		return found ? lines(name, found.runs) : [`- ${name}: not run — n/a`];
 	});
 }
+
+/** The targets for defaults, then the same lines for the arm without search, as a reference. */
+export function renderLookupSection(arms: readonly ArmRuns[]): string[] {
+	return [
+		...renderLookupTargets(arms),
+		"",
+		"Without the search action (a reference, not a target):",
+		"",
+		...renderLookupTargets(arms, ["defaults-no-search"]),
+	];
+}

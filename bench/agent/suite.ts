@@ -8,7 +8,7 @@
  */
 
 import type { MachineFacts, ReportBenchmark } from "../harness.ts";
-import { renderLookupTargets } from "./lookup-targets.ts";
+import { renderLookupSection } from "./lookup-targets.ts";
 import { FLOOR_BRIEF_CHARS, type RunMetrics, runMetrics } from "./metrics.ts";
 import {
 	type ArmSpec,
@@ -110,11 +110,7 @@ export function renderAgentReport(
 		"",
 		"## Finding facts again (issue 16 targets, every run of the arm; reported, never tuned for)",
 		"",
-		...renderLookupTargets(tuned),
-		"",
-		"Without the search action (a reference, not a target):",
-		"",
-		...renderLookupTargets(tuned, ["defaults-no-search"]),
+		...renderLookupSection(tuned),
 		...(held.some(({ runs }) => runs.length > 0)
 			? [
 					"",
@@ -124,11 +120,7 @@ export function renderAgentReport(
 					"",
 					"Issue 16 targets on the held-out seeds:",
 					"",
-					...renderLookupTargets(held),
-					"",
-					"Without the search action (a reference, not a target):",
-					"",
-					...renderLookupTargets(held, ["defaults-no-search"]),
+					...renderLookupSection(held),
 				]
 			: []),
 		"",
