@@ -19,6 +19,7 @@
 
 import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection, estimateTokens } from "@earendil-works/pi-coding-agent";
+import { sourceHashesOf } from "../session/records/source-hashes.ts";
 import { clipText } from "../text/utf8.ts";
 import { budgetDetails, type CompactionReason, fitsAfterSummary, type LiveCutPlan, planLiveCut } from "./cut/budget.ts";
 import { type QaReport, runQa, splitSections } from "./qa/qa.ts";
@@ -30,7 +31,6 @@ import {
 	type FabricCompactionDetailsV2,
 } from "./records/details.ts";
 import { decodeCustomInstructions, type InstructionErrorCode } from "./records/instructions.ts";
-import { sourceHashesOf } from "./records/source-hashes.ts";
 import { type CompileSummaryResult, compileSummary } from "./summary/compile.ts";
 import type { OmittedCounts } from "./summary/render.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./summary/request-render.ts";

@@ -25,15 +25,15 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { FABRIC_EXEC_TOOL_NAME } from "../compaction/records/fabric-trace.ts";
-import { isPlainRecord, type JsonValue } from "../compaction/records/record-guards.ts";
-import type { NormalizedEvent } from "../compaction/summary/events.ts";
-import { normalizeBranch } from "../compaction/summary/normalize.ts";
 import { identifierLabel } from "../compaction/summary/render-text.ts";
 import { contentText, firstLine, oneLine, shrinkText } from "../text/lines.ts";
 import { firstSubstantiveSentence, SENTENCE_SCAN_MAX_CHARS } from "../text/sentences.ts";
 import { errorFirstLine, scriptOf } from "../text/tool-text.ts";
 import { canonicalJson } from "./canonical.ts";
+import type { NormalizedEvent } from "./events.ts";
+import { normalizeBranch } from "./normalize.ts";
+import { FABRIC_EXEC_TOOL_NAME } from "./records/fabric-trace.ts";
+import { isPlainRecord, type JsonValue } from "./records/record-guards.ts";
 
 /** Display order of file kinds, as `[Files And Changes]` names them. */
 export const FILE_KINDS = ["Created", "Written", "Modified", "Read"] as const;

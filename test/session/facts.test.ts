@@ -7,11 +7,11 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { compileSummary } from "../../src/compaction/summary/compile.ts";
-import { normalizeBranch } from "../../src/compaction/summary/normalize.ts";
 import { deterministicBrief } from "../../src/fold/brief.ts";
 import { analyzeBranch, closedChapters } from "../../src/fold/units.ts";
 import { FILE_KINDS, fileTouchesByKind, spanFacts } from "../../src/session/facts.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
+import { normalizeBranch } from "../../src/session/normalize.ts";
 import { isLeadIn, proseSentences } from "../../src/text/sentences.ts";
 import { scriptOf } from "../../src/text/tool-text.ts";
 import { REAL_SESSIONS } from "../fixtures/session.ts";

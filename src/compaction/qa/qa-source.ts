@@ -24,12 +24,12 @@
  * length) are shared, since the rendered form must be matched exactly.
  */
 
+import type { NormalizedEvent } from "../../session/events.ts";
 import { FILE_ACTIONS, OUTER_FABRIC_TOOL } from "../../session/facts.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import { isPlainRecord } from "../records/record-guards.ts";
 import { DIALOGUE_HEADER } from "../summary/dialogue.ts";
 import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
-import type { NormalizedEvent } from "../summary/events.ts";
 import {
 	ACTIVITY_HEADER,
 	HISTORICAL_HEADER,

@@ -16,10 +16,10 @@
  * own. The score is the fraction of probes that pass.
  */
 
+import type { NormalizedEvent } from "../../session/events.ts";
 import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../text/utf8.ts";
 import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER, FINAL_ANSWER_LABEL } from "../summary/dialogue.ts";
 import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
-import type { NormalizedEvent } from "../summary/events.ts";
 import { projectSummary } from "../summary/projections.ts";
 import {
 	ACTIVITY_HEADER,

@@ -10,9 +10,9 @@
  * failure facts; their nested operations do.
  */
 
+import type { NormalizedEvent } from "../../session/events.ts";
 import { FILE_KINDS, type FileKind, failureRecords, fileTouchesByKind } from "../../session/facts.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import type { NormalizedEvent } from "./events.ts";
 import {
 	FILE_LIMIT_PER_KIND,
 	type OmissionKey,

@@ -7,8 +7,8 @@
  * QA recomputes the same collections from events to check what was rendered.
  */
 
+import type { NormalizedEvent } from "../../session/events.ts";
 import { type RenderedDialogue, renderDialogue } from "./dialogue.ts";
-import type { NormalizedEvent } from "./events.ts";
 import {
 	projectActivity,
 	projectHistoricalRequests,

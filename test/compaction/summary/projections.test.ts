@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../../src/compaction/summary/events.ts";
-import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
 import { projectSummary } from "../../../src/compaction/summary/projections.ts";
 import {
 	HISTORICAL_LINE_MAX_BYTES,
@@ -27,6 +25,8 @@ import {
 	TRANSCRIPT_EVENT_LIMIT,
 	type ViewBlock,
 } from "../../../src/compaction/summary/projections-model.ts";
+import type { NormalizedEvent } from "../../../src/session/events.ts";
+import { normalizeBranch } from "../../../src/session/normalize.ts";
 import { SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 const eventsOf = (b: SessionBuilder): NormalizedEvent[] => normalizeBranch(b.entries).events;

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { runQa, splitSections } from "../../../src/compaction/qa/qa.ts";
 import { compileSummary } from "../../../src/compaction/summary/compile.ts";
 import { DIALOGUE_HEADER } from "../../../src/compaction/summary/dialogue.ts";
-import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
 import { projectSummary } from "../../../src/compaction/summary/projections.ts";
 import {
 	ACTIVITY_HEADER,
@@ -27,6 +26,7 @@ import {
 } from "../../../src/compaction/summary/render.ts";
 import { fitBlock, MIN_TEXT_BYTES, minimalBlock, omissionMarker } from "../../../src/compaction/summary/render-fit.ts";
 import { REQUEST_BLOCK_HEADER } from "../../../src/compaction/summary/request-render.ts";
+import { normalizeBranch } from "../../../src/session/normalize.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
 import { generateSession, SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 

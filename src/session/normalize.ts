@@ -23,8 +23,15 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { contentText } from "../../text/lines.ts";
-import { type BranchFactV2, parseBranchSummaryDetails } from "../records/branch-details.ts";
+import { boundedOneLine, contentText, oneLine, shrinkText } from "../text/lines.ts";
+import {
+	type CustomEvent,
+	emptyNormalizationCounts,
+	type FabricOutcome,
+	type NormalizationCounts,
+	type NormalizedEvent,
+} from "./events.ts";
+import { type BranchFactV2, parseBranchSummaryDetails } from "./records/branch-details.ts";
 import {
 	FABRIC_EXEC_TOOL_NAME,
 	FABRIC_RUN_DESCRIPTION_MAX_BYTES,
@@ -34,16 +41,8 @@ import {
 	readFabricExecutionTraceV1,
 	readLegacyFabricAudits,
 	splitRef,
-} from "../records/fabric-trace.ts";
-import { isPlainRecord, type JsonBounds, type JsonObject, readBoundedJson } from "../records/record-guards.ts";
-import {
-	type CustomEvent,
-	emptyNormalizationCounts,
-	type FabricOutcome,
-	type NormalizationCounts,
-	type NormalizedEvent,
-} from "./events.ts";
-import { boundedOneLine, oneLine, shrinkText } from "./render-text.ts";
+} from "./records/fabric-trace.ts";
+import { isPlainRecord, type JsonBounds, type JsonObject, readBoundedJson } from "./records/record-guards.ts";
 
 /** Bounds for top-level custom-message `details`; anything beyond them is omitted, content stays. */
 export const CUSTOM_DETAILS_BOUNDS = {

@@ -31,9 +31,9 @@
  * Branch-summary envelopes are validated by `branch-details.ts`.
  */
 
+import { oneLine, shrinkText } from "../../text/lines.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import { FABRIC_OUTCOMES, type FabricOutcome } from "../summary/events.ts";
-import { oneLine, shrinkText } from "../summary/render-text.ts";
+import { FABRIC_OUTCOMES, type FabricOutcome } from "../events.ts";
 import {
 	isCount,
 	isPlainRecord,

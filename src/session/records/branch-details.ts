@@ -16,6 +16,7 @@
  * `address` is exactly `${entryId}/${subordinal}`.
  */
 
+import { BRANCH_SUMMARY_KIND } from "../../compaction/records/wire.ts";
 import { clipText, utf8ByteLength } from "../../text/utf8.ts";
 import {
 	type BranchFactDraft,
@@ -35,7 +36,6 @@ import {
 	readBoundedJson,
 } from "./record-guards.ts";
 import type { SourceHashes } from "./source-hashes.ts";
-import { BRANCH_SUMMARY_KIND } from "./wire.ts";
 
 export { BRANCH_SUMMARY_KIND };
 export const BRANCH_SUMMARY_VERSION = 2;

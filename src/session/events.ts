@@ -10,7 +10,7 @@
  * address). Thinking never becomes an event; it is only counted.
  */
 
-import type { JsonObject, JsonValue } from "../records/record-guards.ts";
+import type { JsonObject, JsonValue } from "./records/record-guards.ts";
 
 /** Aggregate and per-operation outcomes of a Fabric execution (trace V1 vocabulary). */
 export type FabricOutcome = "succeeded" | "failed" | "aborted" | "timed_out";

@@ -9,8 +9,8 @@
  * checked against explicit bounds before anything recurses over it.
  */
 
-import { canonicalJson } from "../../session/canonical.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
+import { canonicalJson } from "../canonical.ts";
 
 /** A plain object: not null, not an array, with Object.prototype or a null prototype. */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
