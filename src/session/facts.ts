@@ -5,7 +5,7 @@
  * all read it, so a brief and a summary of the same span name the same files,
  * commands and errors.
  *
- * Facts come from the compactor's normalized events (`normalizeBranch`: roles,
+ * Facts come from the session's normalized events (`normalizeBranch`: roles,
  * tool names, call ids, typed arguments, `isError`, exit codes, context edits
  * applied), never from prose:
  * - file operations: `read` / `edit` / `write` (and their `pi.*` Fabric refs)
@@ -25,8 +25,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { identifierLabel } from "../compaction/summary/render-text.ts";
-import { contentText, firstLine, oneLine, shrinkText } from "../text/lines.ts";
+import { contentText, firstLine, identifierLabel, oneLine, shrinkText } from "../text/lines.ts";
 import { firstSubstantiveSentence, SENTENCE_SCAN_MAX_CHARS } from "../text/sentences.ts";
 import { errorFirstLine, scriptOf } from "../text/tool-text.ts";
 import { canonicalJson } from "./canonical.ts";

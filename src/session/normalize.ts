@@ -1,5 +1,7 @@
 /**
- * Raw active-branch session entries → typed compaction events.
+ * Raw active-branch session entries → typed events: the session model the
+ * fact extractor (`facts.ts`), fold briefs and the deterministic compactor
+ * all read. It imports nothing from `src/compaction` or `src/fold`.
  *
  * Structure alone decides what becomes an event: entry type, message role,
  * content-part type, custom-message fields, tool names, call ids, `isError`,
@@ -27,7 +29,6 @@ import { boundedOneLine, contentText, oneLine, shrinkText } from "../text/lines.
 import {
 	type CustomEvent,
 	emptyNormalizationCounts,
-	type FabricOutcome,
 	type NormalizationCounts,
 	type NormalizedEvent,
 } from "./events.ts";
@@ -37,6 +38,7 @@ import {
 	FABRIC_RUN_DESCRIPTION_MAX_BYTES,
 	FABRIC_RUN_NAME_MAX_BYTES,
 	type FabricOperationRecord,
+	type FabricOutcome,
 	readFabricDisplay,
 	readFabricExecutionTraceV1,
 	readLegacyFabricAudits,

@@ -16,7 +16,6 @@
  * `address` is exactly `${entryId}/${subordinal}`.
  */
 
-import { BRANCH_SUMMARY_KIND } from "../../compaction/records/wire.ts";
 import { clipText, utf8ByteLength } from "../../text/utf8.ts";
 import {
 	type BranchFactDraft,
@@ -37,7 +36,12 @@ import {
 } from "./record-guards.ts";
 import type { SourceHashes } from "./source-hashes.ts";
 
-export { BRANCH_SUMMARY_KIND };
+/**
+ * `details.kind` of a deterministic `/tree` branch-summary envelope: a wire
+ * identifier (pi-fabric's name, kept exactly); `compaction/records/wire.ts`
+ * lists it with the compactor's others.
+ */
+export const BRANCH_SUMMARY_KIND = "pi-fabric.branch-summary";
 export const BRANCH_SUMMARY_VERSION = 2;
 export const BRANCH_SUMMARY_VERSION_V1 = 1;
 export const MAX_BRANCH_FACTS = 256;

@@ -1,5 +1,5 @@
 /**
- * The compactor's one set of structural guards for untrusted values: plain
+ * The one set of structural guards for untrusted session values: plain
  * records, own properties, counts, string lists, and the bounded JSON reader
  * every typed payload passes through (tool arguments, custom-message details,
  * Fabric traces and audits, branch-summary facts, persisted details).
