@@ -83,6 +83,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 	};
 	const rendered = renderSummary({
 		dialogue: projection.dialogue,
+		plan: projection.plan,
 		blocks: [...projection.blocks, enrichment.block],
 		...(input.requestBlock !== undefined ? { requestBlock: input.requestBlock } : {}),
 		...(input.carryForward !== undefined ? { carryForward: input.carryForward } : {}),

@@ -12,6 +12,7 @@ import {
 } from "../../../src/compaction/summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../../../src/compaction/summary/projections-files.ts";
 import type { ViewBlock, ViewItem } from "../../../src/compaction/summary/projections-model.ts";
+import { PLAN_HEADER } from "../../../src/compaction/summary/projections-plan.ts";
 import {
 	allocateBlocks,
 	BLOCK_CEILINGS,
@@ -32,6 +33,7 @@ import { generateSession, SessionBuilder, traceV1 } from "../../fixtures/compact
 
 const HEADER_BY_BLOCK = {
 	dialogue: DIALOGUE_HEADER,
+	plan: PLAN_HEADER,
 	historical: HISTORICAL_HEADER,
 	request: REQUEST_BLOCK_HEADER,
 	carry: CARRY_FORWARD_HEADER,
@@ -88,6 +90,7 @@ describe("render constants", () => {
 		expect(SUMMARY_MAX_BYTES).toBe(32_768);
 		expect(BLOCK_CEILINGS).toEqual({
 			dialogue: 12288,
+			plan: 3072,
 			historical: 4096,
 			request: 3072,
 			carry: 3072,
@@ -105,6 +108,7 @@ describe("render constants", () => {
 	it("pins the section headers byte for byte and their order", () => {
 		expect(Object.values(HEADER_BY_BLOCK)).toEqual([
 			"[Recent user directions and discussion]",
+			"[Current Turn Plan]",
 			"[Historical requests]",
 			"[Compaction Request]",
 			"[Carry Forward]",
@@ -131,7 +135,8 @@ describe("renderSummary", () => {
 		expect(result.bytes).toBeLessThanOrEqual(SUMMARY_MAX_BYTES);
 		expect(new TextEncoder().encode(result.text).length).toBe(result.bytes);
 		expect(new TextDecoder("utf-8", { fatal: true }).decode(new TextEncoder().encode(result.text))).toBe(result.text);
-		const positions = BLOCK_ORDER.filter((key) => key !== "annotations").map((key) =>
+		// No plan block: the session ends on a finished reply, so the cut falls between turns.
+		const positions = BLOCK_ORDER.filter((key) => key !== "annotations" && key !== "plan").map((key) =>
 			result.text.split("\n").indexOf(HEADER_BY_BLOCK[key]),
 		);
 		expect(positions.every((position) => position >= 0)).toBe(true);
