@@ -49,9 +49,14 @@ export const SESSION_MAX_BYTES = 256 * 1024 * 1024;
 /** Bytes read per chunk: lines are parsed as they arrive, so the whole text is never held at once. */
 const READ_CHUNK_BYTES = 1024 * 1024;
 /**
- * Deepest JSON nesting a line may have: Pi's own `JSON.stringify` (token
- * estimates) and every recursive walker overflow the stack a few thousand
- * levels down; real entries nest a dozen levels.
+ * Deepest JSON nesting of a message line pi-fold reads. Pi walks messages
+ * recursively (`JSON.stringify` of tool arguments in its token estimate,
+ * `structuredClone` of the context), which overflows the stack a few
+ * thousand levels down, so a deeper message is one Pi cannot use either; real
+ * entries nest a dozen levels. Other entries (another extension's custom
+ * data) are kept at any depth, as Pi keeps them: nothing reads them
+ * recursively (the canonical writer keeps its own stack), and skipping one
+ * would cut the branch at it.
  */
 export const MAX_JSON_NESTING = 512;
 /** Cycle members named in a parent-cycle diagnostic; the rest are counted. */
@@ -201,14 +206,7 @@ function parseLine(raw: string, line: number, unterminated: boolean, into: Parse
 	const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
 	if (!text.trim()) return;
 	// Depth can only exceed the bound on a line longer than it; the scan is skipped for the rest.
-	if (text.length > MAX_JSON_NESTING && jsonNestingDepth(text, MAX_JSON_NESTING) > MAX_JSON_NESTING) {
-		diagnostics.push({
-			line,
-			kind: "too-deep",
-			message: `line ${line}: JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped)`,
-		});
-		return;
-	}
+	const tooDeep = text.length > MAX_JSON_NESTING && jsonNestingDepth(text, MAX_JSON_NESTING) > MAX_JSON_NESTING;
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
@@ -225,6 +223,14 @@ function parseLine(raw: string, line: number, unterminated: boolean, into: Parse
 		return;
 	}
 	const type = value.type;
+	if (tooDeep && (type === "message" || type === "session")) {
+		diagnostics.push({
+			line,
+			kind: "too-deep",
+			message: `line ${line}: ${type === "session" ? "session header" : "message"} JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped: Pi cannot use it either)`,
+		});
+		return;
+	}
 	if (type === "session") {
 		if (value.cwd !== undefined && typeof value.cwd !== "string") {
 			diagnostics.push({

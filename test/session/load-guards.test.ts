@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
-import { CANONICAL_MAX_DEPTH, canonicalJson } from "../../src/session/canonical.ts";
+import { canonicalJson } from "../../src/session/canonical.ts";
 import {
 	jsonNestingDepth,
 	loadSessionFile,
@@ -118,7 +118,11 @@ describe("nesting bound", () => {
 		const path = file("deep.jsonl", `${[...rows, entry].join("\n")}\n`);
 		const session = loadSessionFile(path);
 		expect(session.diagnostics).toEqual([
-			{ line: 5, kind: "too-deep", message: `line 5: JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped)` },
+			{
+				line: 5,
+				kind: "too-deep",
+				message: `line 5: message JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped: Pi cannot use it either)`,
+			},
 		]);
 		expect((await runCli(["report", "--no-replay", path])).code).toBe(0);
 	});
@@ -129,13 +133,31 @@ describe("nesting bound", () => {
 		expect(jsonNestingDepth(deep(200_000), 10)).toBe(11);
 	});
 
-	it("the canonical writer names a too-deep value and keeps normal bytes identical", () => {
-		const ok = JSON.parse(deep(CANONICAL_MAX_DEPTH)) as unknown;
-		expect(canonicalJson(ok)).toBe(JSON.stringify(ok));
+	it("keeps another extension's custom entry at any depth, as Pi does, so the branch is not cut at it", () => {
+		const rows = lines().map((row) => JSON.stringify(row));
+		const custom = `{"type":"custom","customType":"other","id":"e4","parentId":"e3","timestamp":"2026-01-01T00:00:00.000Z","data":${deep(100_000)}}`;
+		const after = JSON.stringify({
+			type: "message",
+			id: "e5",
+			parentId: "e4",
+			timestamp: "2026-01-01T00:00:00.000Z",
+			message: { role: "user", content: "after", timestamp: 0 },
+		});
+		const session = loadSessionFile(file("deep-custom.jsonl", `${[...rows, custom, after].join("\n")}\n`));
+		expect(session.diagnostics).toEqual([]);
+		expect(session.manager.getBranch().map((entry) => entry.id)).toEqual(["e1", "e2", "e3", "e4", "e5"]);
+	});
+
+	it("the canonical writer has bytes for any depth JSON.parse reads, identical to JSON.stringify for sorted input", () => {
+		for (const levels of [1, 1_024, 100_000]) {
+			const text = deep(levels);
+			expect(canonicalJson(JSON.parse(text))).toBe(text);
+		}
 		expect(canonicalJson({ b: [1, { d: null, c: "x" }], a: undefined })).toBe('{"b":[1,{"c":"x","d":null}]}');
-		expect(() => canonicalJson(JSON.parse(deep(100_000)))).toThrow(
-			new RangeError(`canonicalJson: value nests deeper than ${CANONICAL_MAX_DEPTH} levels; it has no canonical form`),
+		expect(canonicalJson([undefined, () => 1, { toJSON: () => ({ z: 1, y: [Number.NaN] }) }])).toBe(
+			'[null,null,{"y":[null],"z":1}]',
 		);
+		expect(canonicalJson(undefined)).toBe("null");
 	});
 });
 
