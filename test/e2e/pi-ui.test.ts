@@ -100,6 +100,27 @@ describe("pi-fold in Pi's UI", () => {
 		expect(harness.requests).toHaveLength(3);
 	});
 
+	it("lets no terminal escape from tool output or a mistyped subcommand through /context, peek or /fold-context", async () => {
+		const { harness } = await uiHarness();
+		const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m";
+		writeFileSync(join(harness.cwd, "e.txt"), `${SECRET} ${hostile}\n${"filler line for the window\n".repeat(400)}`);
+		await twoExchanges(harness);
+		const shown = [...(await harness.run("/fold-context"))];
+		const id = /f-[0-9a-f]{12}/.exec(shown[0] ?? "")?.[0] ?? "";
+		for (const command of [
+			"/context",
+			`/context peek ${id}`,
+			"/context tree",
+			"/context window",
+			`/context x${hostile}`,
+		]) {
+			shown.push(...(await harness.run(command)));
+		}
+		const peek = shown.find((text) => text.startsWith(`Fold ${id}`)) ?? "";
+		expect(peek).toContain(`${SECRET}  ]0;pwned`);
+		expect(shown.join("\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+	});
+
 	it("names an unknown subcommand and an unknown peek id, and completes subcommands and fold ids", async () => {
 		const { harness } = await uiHarness();
 		await twoExchanges(harness);
