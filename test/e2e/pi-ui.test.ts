@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FoldRuntime } from "../../src/fold/runtime.ts";
 import { FOOTER_STATUS_KEY } from "../../src/host/footer.ts";
 import { registerPiFold } from "../../src/index.ts";
+import { terminalControls } from "../fixtures/common.ts";
 import { callTools, createSdkHarness, type HarnessSettings, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
 const SECRET = "ECHO-CONTENT-7f3a";
@@ -118,7 +119,7 @@ describe("pi-fold in Pi's UI", () => {
 		}
 		const peek = shown.find((text) => text.startsWith(`Fold ${id}`)) ?? "";
 		expect(peek).toContain(`${SECRET}  ]0;pwned`);
-		expect(shown.join("\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+		expect(terminalControls(shown.join("\n"))).toEqual([]);
 	});
 
 	it("names an unknown subcommand and an unknown peek id, and completes subcommands and fold ids", async () => {
