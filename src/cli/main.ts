@@ -308,10 +308,3 @@ const STORE_MAX_DEPTH = 4;
 function usageError(problem: string, help = "pi-fold help"): CliResult {
 	return { code: 2, stdout: "", stderr: `pi-fold: ${problem}. Run "${help}" for usage.\n` };
 }
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-	const result = await runCli(process.argv.slice(2));
-	process.stdout.write(result.stdout);
-	process.stderr.write(result.stderr);
-	process.exitCode = result.code;
-}

@@ -1,8 +1,8 @@
 /**
  * Input guards of session loading (issue 11, break 9): parent-id cycles, a
  * size bound and a line-by-line reader, a nesting bound, malformed fields
- * skipped as bad lines, a UTF-8 BOM, a symlink loop. Each case aborted,
- * looped or misreported before the guard.
+ * skipped as bad lines, a UTF-8 BOM (refused, as Pi refuses it), a symlink
+ * loop. Each case aborted, looped or misreported before the guard.
  */
 
 import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
@@ -211,13 +211,48 @@ describe("malformed fields are bad lines, not aborts", () => {
 	});
 });
 
+describe("one very long line", () => {
+	it("is searched for line ends once: characters scanned stay linear in its size (the reader re-split it per chunk)", () => {
+		const size = 8 * 1024 * 1024;
+		const header = JSON.stringify(sessionHeader());
+		const entry = JSON.stringify({ type: "custom", customType: "x", id: "e1", parentId: null, data: "y".repeat(size) });
+		const path = file("long-line.jsonl", `${header}\n${entry}\n`);
+		// Every character the reader searches for a newline passes one of these, on the string it searches.
+		let scanned = 0;
+		const split = String.prototype.split;
+		const indexOf = String.prototype.indexOf;
+		String.prototype.split = function (this: string, ...args: Parameters<typeof split>) {
+			scanned += this.length;
+			return split.apply(this, args);
+		} as typeof split;
+		String.prototype.indexOf = function (this: string, ...args: Parameters<typeof indexOf>) {
+			scanned += this.length;
+			return indexOf.apply(this, args);
+		};
+		let entries: number;
+		try {
+			entries = loadSessionFile(path).entries.length;
+		} finally {
+			String.prototype.split = split;
+			String.prototype.indexOf = indexOf;
+		}
+		expect(entries).toBe(1);
+		// Before: the pending line was split again with every 1 MiB chunk, 4.5 times its size here (quadratic).
+		expect(scanned).toBeLessThan(2 * size);
+	});
+});
+
 describe("file-level guards", () => {
-	it("accepts a UTF-8 byte order mark", () => {
+	it("refuses a file that starts with a UTF-8 byte order mark, as Pi does, and says so (test/e2e/host-quirks pins Pi)", async () => {
 		const text = `\uFEFF${jsonl(lines())}`;
-		expect(loadSessionText(text).entries).toHaveLength(3);
-		const session = loadSessionFile(file("bom.jsonl", text));
-		expect(session.header.id).toBe(sessionHeader().id);
-		expect(session.diagnostics).toEqual([]);
+		expect(() => loadSessionText(text)).toThrowError(expect.objectContaining({ code: "byte-order-mark" }));
+		const path = file("bom.jsonl", text);
+		for (const command of ["report", "verify"]) {
+			const result = await runCli([command, path]);
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain("starts with a UTF-8 byte order mark (BOM), so Pi 1.6.0 refuses to open it");
+			expect(result.stderr).toContain("sed -i '1s/^\\xEF\\xBB\\xBF//'");
+		}
 	});
 
 	it("names a symlink loop (ELOOP), not a missing file", async () => {
