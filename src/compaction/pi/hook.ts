@@ -266,8 +266,8 @@ export class CompactionHooks implements CompactorState {
 				return { cancel: true };
 			case "compaction":
 				marked[COMPACTOR_CLAIM_MARKER] = true;
-				if (outcome.plan.compactAll && !quiet)
-					notify(ctx, keptNote(outcome.plan, event.branchEntries), "warning", this.log);
+				if (!quiet && (outcome.notice !== undefined || outcome.plan.compactAll))
+					notify(ctx, outcome.notice ?? keptNote(outcome.plan, event.branchEntries), "warning", this.log);
 				return { compaction: outcome.result };
 		}
 	}
