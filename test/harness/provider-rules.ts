@@ -199,8 +199,11 @@ interface LineNode {
  */
 export class PromptPrefixIndex {
 	private readonly root: LineNode = { children: new Map(), lastUsedAt: 0 };
+	private readonly ttlMs: number | undefined;
 
-	constructor(private readonly ttlMs?: number) {}
+	constructor(ttlMs?: number) {
+		this.ttlMs = ttlMs;
+	}
 
 	/** Characters of `prompt`'s longest prefix shared with any remembered prompt still alive at `at`. */
 	sharedChars(prompt: string, at = 0): number {
