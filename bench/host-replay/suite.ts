@@ -41,6 +41,8 @@ export interface SessionResult {
 	rules: LedgerRules;
 	/** Agent requests the plan expects. */
 	expectedRequests: number;
+	/** Of those, the ones answered with a reply (the rest replay a recorded failure). */
+	expectedReplies: number;
 	deviations: string[];
 	runs: RunMetrics[];
 	/** The floor (from the native run's units), undefined when no schedule fits the window. */
@@ -124,6 +126,7 @@ export async function runSession(
 		model: pricing.key,
 		rules,
 		expectedRequests: plan.expected.length,
+		expectedReplies: plan.expected.filter((request) => "reply" in request.answer).length,
 		deviations: plan.deviations,
 		runs,
 		...(floor ? { floor } : {}),
