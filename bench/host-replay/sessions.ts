@@ -106,8 +106,8 @@ export interface Preset {
 	turnTimeoutMs: number;
 }
 
-/** The CI smoke run's session: the first five user turns of the larger real log (30 requests). */
-export const SMOKE_SESSION: ReplaySession = { ...real("pi-mono-large-session", "tuned"), turns: 5 };
+/** The CI smoke run's session: the first six user turns of the larger real log (103 requests, about 60k tokens). */
+export const SMOKE_SESSION: ReplaySession = { ...real("pi-mono-large-session", "tuned"), turns: 6 };
 
 export const PRESETS: Readonly<Record<string, Preset>> = {
 	full: {
@@ -122,11 +122,10 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 	smoke: {
 		name: "smoke",
 		sessions: [SMOKE_SESSION],
-		// A window the five turns outgrow (they reach about 40k tokens), so Pi compacts and pi-fold commits.
-		windows: [32_000],
+		windows: [200_000],
 		arms: [NATIVE_ARM, DEFAULTS_ARM],
-		piCompaction: { reserveTokens: 3_200, keepRecentTokens: 11_000 },
-		compactionNote: "scaled to the window: reserveTokens 3,200, keepRecentTokens 11,000",
+		piCompaction: PI_COMPACTION,
+		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 2 * 60_000,
 	},
 };

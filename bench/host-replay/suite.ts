@@ -10,7 +10,9 @@
  * metrics.ts, the floor floor.ts, the text report.ts.
  */
 
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { catalogCacheTtlSeconds, catalogModel, catalogRateCard } from "../../src/cost/catalog.ts";
+import { projectSavings } from "../../src/cost/projected-savings.ts";
 import type { RateCard } from "../../src/cost/rate-card.ts";
 import type { LoopbackModelCost } from "../../test/harness/pi-cli.ts";
 import { type RecordedScript, recordedScript } from "../../test/harness/recorded-session.ts";
@@ -47,12 +49,28 @@ export interface SessionResult {
 	runs: RunMetrics[];
 	/** The floor (from the native run's units), undefined when no schedule fits the window. */
 	floor?: FloorResult;
+	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone. */
+	reportRatio: number;
 }
 
 /** The first `turns` user turns of a script (and the notes within them). */
 export function firstTurns(script: RecordedScript, turns: number | undefined): RecordedScript {
 	if (turns === undefined) return script;
 	return { ...script, turns: script.turns.slice(0, turns), notes: script.notes.filter((note) => note.turn < turns) };
+}
+
+/** The branch up to (not including) the user message after the first `turns` turns. */
+export function branchThroughTurns(branch: readonly SessionEntry[], turns: number | undefined): SessionEntry[] {
+	if (turns === undefined) return [...branch];
+	let users = 0;
+	const end = branch.findIndex((entry) => entry.type === "message" && entry.message.role === "user" && ++users > turns);
+	return end < 0 ? [...branch] : branch.slice(0, end);
+}
+
+/** What `pi-fold report` says pi-fold costs over Pi alone on this branch, window and compaction. */
+export function reportRatio(branch: readonly SessionEntry[], window: number, preset: Preset): number {
+	const savings = projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
+	return savings.projected.cost / savings.native.cost;
 }
 
 /** The session model's card and the prices the loopback model declares to Pi. */
@@ -130,6 +148,7 @@ export async function runSession(
 		deviations: plan.deviations,
 		runs,
 		...(floor ? { floor } : {}),
+		reportRatio: reportRatio(branchThroughTurns(branch, session.turns), window, preset),
 	};
 }
 
@@ -140,7 +159,9 @@ export async function runHostReplay(preset: Preset, log: (line: string) => void 
 		for (const window of preset.windows) {
 			results.push(
 				await runSession(session, window, preset, (run) => {
-					const status = run.failure ?? `$${run.ledger.cost.toFixed(2)}, ${run.ledger.agentRequests} requests`;
+					const status =
+						run.failure ??
+						`$${run.ledger.cost.toFixed(2)}, ${run.ledger.agentRequests} requests, ${run.compactions} compactions, ${run.commits} commits, ${run.desyncs.length} desyncs`;
 					log(
 						`   ${session.name} @${window / 1000}k ${run.arm.padEnd(10)} ${status} (${(run.wallMs / 1000).toFixed(1)} s)`,
 					);
