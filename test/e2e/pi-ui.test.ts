@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { FoldRuntime } from "../../src/fold/runtime.ts";
 import { FOOTER_STATUS_KEY } from "../../src/host/footer.ts";
 import { registerPiFold } from "../../src/index.ts";
+import { terminalControls } from "../fixtures/common.ts";
 import { callTools, createSdkHarness, type HarnessSettings, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
 const SECRET = "ECHO-CONTENT-7f3a";
@@ -98,6 +99,27 @@ describe("pi-fold in Pi's UI", () => {
 		const [window = ""] = await harness.run("/context window");
 		expect(window).toContain(`${id} folded chapter`);
 		expect(harness.requests).toHaveLength(3);
+	});
+
+	it("lets no terminal escape from tool output or a mistyped subcommand through /context, peek or /fold-context", async () => {
+		const { harness } = await uiHarness();
+		const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m";
+		writeFileSync(join(harness.cwd, "e.txt"), `${SECRET} ${hostile}\n${"filler line for the window\n".repeat(400)}`);
+		await twoExchanges(harness);
+		const shown = [...(await harness.run("/fold-context"))];
+		const id = /f-[0-9a-f]{12}/.exec(shown[0] ?? "")?.[0] ?? "";
+		for (const command of [
+			"/context",
+			`/context peek ${id}`,
+			"/context tree",
+			"/context window",
+			`/context x${hostile}`,
+		]) {
+			shown.push(...(await harness.run(command)));
+		}
+		const peek = shown.find((text) => text.startsWith(`Fold ${id}`)) ?? "";
+		expect(peek).toContain(`${SECRET}  ]0;pwned`);
+		expect(terminalControls(shown.join("\n"))).toEqual([]);
 	});
 
 	it("names an unknown subcommand and an unknown peek id, and completes subcommands and fold ids", async () => {

@@ -20,13 +20,18 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalBytes, sha256Hex } from "../../session/canonical.ts";
-import { parseBranchSummaryDetails } from "./branch-details.ts";
+import { parseBranchSummaryDetails } from "../../session/records/branch-details.ts";
+import { readFabricExecutionTraceV1, readLegacyFabricAudits } from "../../session/records/fabric-trace.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
+import { readSourceHashes } from "../../session/records/source-hashes.ts";
 import { parseCompactionDetails } from "./details.ts";
-import { readFabricExecutionTraceV1, readLegacyFabricAudits } from "./fabric-trace.ts";
-import { isPlainRecord } from "./record-guards.ts";
-import { readSourceHashes } from "./source-hashes.ts";
 
-export { readSourceHashes, SOURCE_HASH_ALGORITHM, type SourceHashes, sourceHashesOf } from "./source-hashes.ts";
+export {
+	readSourceHashes,
+	SOURCE_HASH_ALGORITHM,
+	type SourceHashes,
+	sourceHashesOf,
+} from "../../session/records/source-hashes.ts";
 
 export type AddressPart = { kind: "entry" } | { kind: "operation"; index: number } | { kind: "phase"; index: number };
 
