@@ -10,13 +10,13 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { isPlainRecord } from "../compaction/records/record-guards.ts";
 import { truncateText } from "../text/bounded.ts";
 import { contentText, oneLine } from "../text/lines.ts";
 import { errorFirstLine, resultFirstLine } from "../text/tool-text.ts";
 import { utf8ByteLength } from "../text/utf8.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { LABEL_ARG_KEYS, relativeTo } from "./facts.ts";
+import { isPlainRecord } from "./records/record-guards.ts";
 
 /** Argument keys shown bare, in this order of preference: what a reader knows a call by. */
 export const PRIMARY_ARG_KEYS = ["command", "pattern", "query", "path"] as const;

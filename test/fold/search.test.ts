@@ -10,13 +10,13 @@
 
 import { describe, expect, it } from "vitest";
 import { buildCompactionDetails } from "../../src/compaction/records/details.ts";
-import { sourceHashesOf } from "../../src/compaction/records/source-hashes.ts";
 import { type ActionOutcome, foldSpan, peekFold } from "../../src/fold/actions.ts";
 import { listChildren } from "../../src/fold/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../src/fold/search.ts";
 import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../src/fold/search-action.ts";
 import { createMemoryFoldStore } from "../../src/fold/store.ts";
 import { canonicalBytes, sha256Hex } from "../../src/session/canonical.ts";
+import { sourceHashesOf } from "../../src/session/records/source-hashes.ts";
 import { compileMatcher } from "../../src/text/matcher.ts";
 import { appendLinked } from "../fixtures/common.ts";
 import { detailsInput } from "../fixtures/compaction-budget.ts";
