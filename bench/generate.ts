@@ -9,7 +9,7 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 
 /** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
 	let state = seed >>> 0;
 	return () => {
 		state = (state + 0x6d2b79f5) >>> 0;

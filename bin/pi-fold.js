@@ -17,11 +17,9 @@ if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) {
 	process.exit(1);
 }
 
-const compiled = new URL("../dist/cli/main.js", import.meta.url);
-const { runCli } = await import(
-	existsSync(compiled) ? compiled.href : new URL("../src/cli/main.ts", import.meta.url).href
+// The command runs in a worker, so Ctrl-C and SIGTERM stop it even while it is busy (src/cli/process.ts).
+const compiled = new URL("../dist/cli/process.js", import.meta.url);
+const { runCliProcess } = await import(
+	existsSync(compiled) ? compiled.href : new URL("../src/cli/process.ts", import.meta.url).href
 );
-const result = await runCli(process.argv.slice(2));
-process.stdout.write(result.stdout);
-process.stderr.write(result.stderr);
-process.exitCode = result.code;
+await runCliProcess(process.argv.slice(2));

@@ -15,6 +15,7 @@ import type { RateCard } from "../cost/rate-card.ts";
 import { FoldStoreError } from "../fold/store/store.ts";
 import { FOLD_STORE_DIR_SUFFIX } from "../fold/store/store-file.ts";
 import { loadSessionFile, SessionLoadError } from "../session/load.ts";
+import { sanitizeText } from "../text/lines.ts";
 import { chartHtml } from "./html.ts";
 import { buildReport, type StoreSize } from "./report.ts";
 import {
@@ -84,8 +85,19 @@ export function packageVersion(): string {
 
 const ok = (stdout: string): CliResult => ({ code: 0, stdout, stderr: "" });
 
-/** Run the CLI on argv (without node and script) and return what it would print. */
+/**
+ * Run the CLI on argv (without node and script) and return what it would
+ * print. Everything printed passes `sanitizeText`: a session's tool output,
+ * a tool name or a mistyped argument can carry terminal escapes, and none may
+ * reach the person's terminal raw (ESC and other controls become spaces; JSON
+ * output already escapes them).
+ */
 export async function runCli(argv: readonly string[]): Promise<CliResult> {
+	const result = await runCommand(argv);
+	return { code: result.code, stdout: sanitizeText(result.stdout), stderr: sanitizeText(result.stderr) };
+}
+
+async function runCommand(argv: readonly string[]): Promise<CliResult> {
 	const [command = "help", ...rest] = argv;
 	try {
 		switch (command) {
@@ -295,11 +307,4 @@ const STORE_MAX_DEPTH = 4;
 
 function usageError(problem: string, help = "pi-fold help"): CliResult {
 	return { code: 2, stdout: "", stderr: `pi-fold: ${problem}. Run "${help}" for usage.\n` };
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-	const result = await runCli(process.argv.slice(2));
-	process.stdout.write(result.stdout);
-	process.stderr.write(result.stderr);
-	process.exitCode = result.code;
 }

@@ -209,33 +209,45 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 	return lines;
 }
 
-/** "What pi-fold would have saved": recorded vs projected, both under the cache model. */
+/** "What pi-fold would have saved": Pi alone (its own compaction replayed) vs pi-fold's ladder, one cache model. */
 export function savingsSection(projection: ProjectedSavings): string[] {
-	const { recorded, projected } = projection;
-	const saved = recorded.cost - projected.cost;
-	const share = recorded.cost > 0 ? saved / recorded.cost : 0;
+	const { native, projected } = projection;
+	const saved = native.cost - projected.cost;
+	const share = native.cost > 0 ? saved / native.cost : 0;
 	const row = (label: string, a: number, b: number, format: (n: number) => string) =>
 		`  ${label.padEnd(16)} ${format(a).padStart(14)}  ${format(b).padStart(14)}`;
 	const tokens = (n: number) => integer.format(Math.round(n));
 	const lines = [
-		"What pi-fold would have saved (active branch replayed through its default ladder):",
-		`  ${"".padEnd(16)} ${"recorded".padStart(14)}  ${"with pi-fold".padStart(14)}`,
-		row("cost", recorded.cost, projected.cost, money),
-		row("prompt tokens", recorded.promptTokens, projected.promptTokens, tokens),
-		row("cache reads", recorded.cachedTokens, projected.cachedTokens, tokens),
-		row("uncached input", recorded.uncachedTokens, projected.uncachedTokens, tokens),
-		row("peak request", recorded.peakPromptTokens, projected.peakPromptTokens, tokens),
+		"What pi-fold would have saved (active branch replayed through Pi's own compaction and through pi-fold's default ladder):",
+		`  ${"".padEnd(16)} ${"Pi alone".padStart(14)}  ${"with pi-fold".padStart(14)}`,
+		row("cost", native.cost, projected.cost, money),
+		row("prompt tokens", native.promptTokens, projected.promptTokens, tokens),
+		row("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
+		row("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
+		row("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
 		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%), ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
-		`  model            ${projection.mainModelKey}, prefix cache ${cacheText(projection)}`,
+		`  model            ${projection.mainModelKey}, priced with the ${projection.card} card, prefix cache ${cacheText(projection)}`,
+		`  Pi alone         ${nativeText(native)}`,
 		"                   (both columns modelled the same way, so they differ only in what was sent)",
 	];
-	if (recorded.fallbackPriced > 0)
+	if (native.fallbackPriced > 0)
 		lines.push(
-			`  note             ${recorded.fallbackPriced} request${recorded.fallbackPriced === 1 ? "" : "s"} of models Pi's catalog does not know priced with the ${FALLBACK_CARD_NAME} card`,
+			`  note             ${native.fallbackPriced} request${native.fallbackPriced === 1 ? "" : "s"} of models Pi's catalog does not know priced with the ${FALLBACK_CARD_NAME} card`,
 		);
 	if (projection.unattributed > 0)
 		lines.push(`  note             ${projection.unattributed} rewrites the replay could not attribute (report this)`);
 	return lines;
+}
+
+/** How the "Pi alone" column was made: the compaction settings and what the replay added. */
+function nativeText(native: ProjectedSavings["native"]): string {
+	const { contextWindow, reserveTokens, keepRecentTokens, summaryChars } = native.settings;
+	const window = Number.isFinite(contextWindow) ? `${integer.format(contextWindow)}-token window` : "no known window";
+	const added =
+		native.compactions === 0
+			? "no compaction needed"
+			: `${integer.format(native.compactions)} compaction${native.compactions === 1 ? "" : "s"} replayed (${integer.format(native.summaries)} summary requests billed)`;
+	return `${added}; Pi's threshold at ${window} − ${integer.format(reserveTokens)} reserve, ${integer.format(keepRecentTokens)} tokens kept, ${integer.format(summaryChars)}-character summaries`;
 }
 
 function cacheText(projection: ProjectedSavings): string {

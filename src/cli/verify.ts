@@ -284,6 +284,12 @@ export function formatGc(outcome: GcOutcome, sessionPath: string): string {
 		`  unreferenced  ${outcome.unreferenced.length}, ${readableBytes(outcome.unreferencedBytes)}`,
 	];
 	for (const blob of outcome.unreferenced) lines.push(`    ${blob.hash}  ${readableBytes(blob.bytes)}`);
+	if (outcome.links.length > 0) {
+		lines.push(
+			`  links         ${outcome.links.length}, never followed or removed (a store holds no links; check them):`,
+		);
+		for (const link of outcome.links) lines.push(`    ${link}`);
+	}
 	lines.push("");
 	if (outcome.unreferenced.length === 0) lines.push("Nothing to remove.");
 	else if (outcome.apply)

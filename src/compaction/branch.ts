@@ -20,21 +20,21 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { utf8ByteLength } from "../text/utf8.ts";
-import { runQa, splitSections } from "./qa/qa.ts";
+import type { NormalizedEvent } from "../session/events.ts";
 import {
 	type BranchFactDraft,
 	type BranchSummaryDetailsV2,
 	buildBranchSummaryDetails,
 	MAX_BRANCH_ENVELOPE_BYTES,
 	parseBranchSummaryDetails,
-} from "./records/branch-details.ts";
-import { FABRIC_EXEC_TOOL_NAME } from "./records/fabric-trace.ts";
+} from "../session/records/branch-details.ts";
+import { FABRIC_EXEC_TOOL_NAME } from "../session/records/fabric-trace.ts";
+import { isPlainRecord } from "../session/records/record-guards.ts";
+import { sourceHashesOf } from "../session/records/source-hashes.ts";
+import { utf8ByteLength } from "../text/utf8.ts";
+import { runQa, splitSections } from "./qa/qa.ts";
 import { decodeCustomInstructions, type InstructionErrorCode } from "./records/instructions.ts";
-import { isPlainRecord } from "./records/record-guards.ts";
-import { sourceHashesOf } from "./records/source-hashes.ts";
 import { type CompileSummaryResult, compileSummary } from "./summary/compile.ts";
-import type { NormalizedEvent } from "./summary/events.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./summary/request-render.ts";
 
 /** Pi's built-in tools and the Fabric ref of the same operation. */

@@ -19,8 +19,16 @@
 
 import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection, estimateTokens } from "@earendil-works/pi-coding-agent";
+import { sourceHashesOf } from "../session/records/source-hashes.ts";
 import { clipText } from "../text/utf8.ts";
-import { budgetDetails, type CompactionReason, fitsAfterSummary, type LiveCutPlan, planLiveCut } from "./cut/budget.ts";
+import {
+	budgetDetails,
+	type CompactionReason,
+	fitsAfterSummary,
+	type LiveCutPlan,
+	planLiveCut,
+	type SummaryFit,
+} from "./cut/budget.ts";
 import { type QaReport, runQa, splitSections } from "./qa/qa.ts";
 import {
 	buildCompactionDetails,
@@ -30,7 +38,7 @@ import {
 	type FabricCompactionDetailsV2,
 } from "./records/details.ts";
 import { decodeCustomInstructions, type InstructionErrorCode } from "./records/instructions.ts";
-import { sourceHashesOf } from "./records/source-hashes.ts";
+import { SETTINGS_COMMAND } from "./settings/command.ts";
 import { type CompileSummaryResult, compileSummary } from "./summary/compile.ts";
 import type { OmittedCounts } from "./summary/render.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./summary/request-render.ts";
@@ -87,6 +95,8 @@ export type CompactionOutcome =
 			compiled: CompileSummaryResult;
 			/** Reconstruction QA of the persisted summary (score 1). */
 			qa: QaReport;
+			/** What the user should know about this compaction (it met only the floor), when anything. */
+			notice?: string;
 	  }
 	| {
 			kind: "cancel";
@@ -277,5 +287,23 @@ export function buildDeterministicCompaction(input: CompactionInput): Compaction
 		plan,
 		compiled,
 		qa,
+		...(fit.atFloor && fit.projectedTokensAfter !== undefined
+			? { notice: floorNotice(fit.projectedTokensAfter, fit.atFloor) }
+			: {}),
 	};
+}
+
+/** The warning for a compaction accepted at the floor: what it could not give, why, and the setting to change. */
+export function floorNotice(projectedTokens: number, floor: NonNullable<SummaryFit["atFloor"]>): string {
+	const why =
+		floor.binding === "reserve"
+			? `compaction.reserveTokens (${floor.reserveTokens}) takes most of the ${floor.contextWindow}-token window it works with; ` +
+				"the model has less room to answer than reserveTokens asks, and Pi may compact again after the next turn. " +
+				"Lower compaction.reserveTokens for this model (a quarter of its window leaves room for both)."
+			: `the ${floor.binding} ceiling of a ${floor.contextWindow}-token window is smaller than the system prompt, tools and summary; ` +
+				`raise the maximum occupancy (/${SETTINGS_COMMAND}) or use a larger window.`;
+	return clipText(
+		`Compacted everything: the smallest context this compaction can make (~${projectedTokens} tokens) is above its ${floor.targetTokens}-token target: ${why}`,
+		MAX_CANCEL_MESSAGE_BYTES,
+	).text;
 }

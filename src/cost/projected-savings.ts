@@ -15,6 +15,14 @@ import { resolveOptions } from "../fold/options.ts";
 import type { Calibration } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
+import {
+	NATIVE_SUMMARY_CHARS,
+	type NativeCompaction,
+	PI_DEFAULT_KEEP_RECENT_TOKENS,
+	PI_DEFAULT_RESERVE_TOKENS,
+	replayNativeCompaction,
+	summariesCost,
+} from "./native-replay.ts";
 import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
 import { priceRequest, simulatedUsage } from "./price.ts";
 import { calibrateRequests, promptRequests, type SessionRequest, sessionRequests } from "./session-requests.ts";
@@ -52,6 +60,13 @@ export interface ProjectedSavings {
 	budget: number | undefined;
 	/** The branch's prompts as recorded, under the cache model. */
 	recorded: ModelledSequence;
+	/**
+	 * What Pi alone would have sent (the baseline "saved" is measured against): the recorded
+	 * branch with Pi's threshold compaction replayed where the log has none, its summaries billed.
+	 */
+	native: ModelledSequence & { compactions: number; summaries: number; settings: NativeCompaction };
+	/** Name of the card the main model's requests were priced with. */
+	card: string;
 	/** What pi-fold's ladder would have sent, under the same model. */
 	projected: ModelledSequence;
 	commits: number;
@@ -148,15 +163,46 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
 	return { logged, calibration, mainModelKey, cache: cacheOptionsFor(mainModelKey), fixedTokens, hostFor };
 }
 
-/** Replay the active branch through pi-fold's default ladder and price both sequences. */
-export function projectSavings(branch: readonly SessionEntry[], cwd: string): ProjectedSavings {
-	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor } = logSetup(branch, cwd);
+/**
+ * Replay the active branch through pi-fold's default ladder and through Pi's own compaction,
+ * and price the sequences. `compaction` overrides Pi's settings (default: the main model's
+ * catalog window, Pi's default reserve and kept tail, a summary of realistic size); a
+ * `contextWindow` given there is the ladder's serving budget too.
+ */
+export function projectSavings(
+	branch: readonly SessionEntry[],
+	cwd: string,
+	compaction: Partial<NativeCompaction> = {},
+): ProjectedSavings {
+	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
+	const catalogBudget = hostFacts(mainModelKey, fixedTokens, cwd).budget;
+	const window = compaction.contextWindow;
+	const hostFor: HostFor = window === undefined ? catalogHost : (entry) => ({ ...catalogHost(entry), budget: window });
 	const ladder = replayBranch(branch, "ladder", resolveOptions(), hostFor);
+	const settings: NativeCompaction = {
+		// A model the catalog does not know gets no compaction (nothing says where its window ends).
+		contextWindow: window ?? catalogBudget ?? Number.POSITIVE_INFINITY,
+		reserveTokens: compaction.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS,
+		keepRecentTokens: compaction.keepRecentTokens ?? PI_DEFAULT_KEEP_RECENT_TOKENS,
+		summaryChars: compaction.summaryChars ?? NATIVE_SUMMARY_CHARS,
+	};
+	const replayed = replayNativeCompaction(branch, settings, calibration);
+	const { card } = cardForModelKey(mainModelKey);
+	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);
+	const summaryCost = summariesCost(replayed.summaries, card);
 	return {
 		mainModelKey,
+		card: card.name,
 		cache,
-		budget: hostFacts(mainModelKey, fixedTokens, cwd).budget,
+		budget: window ?? catalogBudget,
 		recorded: modelSequence(logged, calibration, cache),
+		native: {
+			...nativeSequence,
+			cost: nativeSequence.cost + summaryCost,
+			compactions: replayed.compactions,
+			summaries: replayed.summaries.length,
+			settings,
+		},
 		projected: modelSequence(ladder.requests, calibration, cache),
 		commits: ladder.commits,
 		folds: ladder.folds,

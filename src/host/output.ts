@@ -7,10 +7,13 @@
  * JSON line on stdout, so the event stream stays parseable. Pi redirects
  * `process.stdout.write` (and so `console.log`) to stderr in those modes to
  * keep its own output clean, so we write to file descriptor 1 directly.
+ * Every text is sanitized first (`sanitizeText`): it quotes session data, and
+ * no terminal escape in it may reach the person's terminal.
  */
 
 import { writeSync } from "node:fs";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { sanitizeText } from "../text/lines.ts";
 
 const STDOUT_FD = 1;
 
@@ -21,9 +24,11 @@ export const JSON_OUTPUT_TYPE = "pi-fold.output";
 
 export function showOutput(
 	ctx: Pick<ExtensionContext, "hasUI" | "mode" | "ui">,
-	text: string,
+	raw: string,
 	level: OutputLevel = "info",
 ) {
+	// Briefs, peeked source, tool names and typed arguments are session data: no terminal escape passes.
+	const text = sanitizeText(raw);
 	if (ctx.hasUI) {
 		ctx.ui.notify(text, level);
 		return;
@@ -42,8 +47,8 @@ export function showOutput(
  */
 export function showProblem(ctx: Pick<ExtensionContext, "hasUI" | "ui">, text: string, oneLine: string): void {
 	if (ctx.hasUI) {
-		ctx.ui.notify(text, "warning");
+		ctx.ui.notify(sanitizeText(text), "warning");
 		return;
 	}
-	process.stderr.write(`${oneLine.replace(/\s*\n\s*/g, " ")}\n`);
+	process.stderr.write(`${sanitizeText(oneLine).replace(/\s*\n\s*/g, " ")}\n`);
 }

@@ -13,55 +13,89 @@ import { createHash } from "node:crypto";
 /** Length of a SHA-256 digest written as lowercase hex. */
 export const SHA256_HEX_LENGTH = 64;
 
-/**
- * Deepest nesting the writer descends: it recurses, so a value nested tens of
- * thousands of levels deep would overflow the stack; this fails first with a
- * named error. Session loading refuses lines nested deeper than this.
- */
-export const CANONICAL_MAX_DEPTH = 1024;
-
 const encoder = new TextEncoder();
 
-/** Serialize any JSON-compatible value with sorted keys and no whitespace. */
-export function canonicalJson(value: unknown): string {
-	return writeValue(value, 0) ?? "null";
+/** A container being written: the array and the next index, or the record, its sorted keys and the next key. */
+type Frame =
+	| { array: readonly unknown[]; index: number }
+	| { record: Record<string, unknown>; keys: string[]; index: number; written: boolean };
+
+/** `value` after its `toJSON` (repeatedly, as JSON.stringify would). */
+function resolved(value: unknown): unknown {
+	let current = value;
+	while (typeof current === "object" && current !== null && !Array.isArray(current)) {
+		const toJson = (current as { toJSON?: unknown }).toJSON;
+		if (typeof toJson !== "function") break;
+		current = toJson.call(current);
+	}
+	return current;
 }
 
-function writeValue(value: unknown, depth: number): string | undefined {
-	if (value === null) return "null";
-	switch (typeof value) {
-		case "string":
-			return JSON.stringify(value);
-		case "number":
-			return Number.isFinite(value) ? JSON.stringify(value) : "null";
-		case "boolean":
-			return value ? "true" : "false";
-		case "undefined":
-		case "function":
-		case "symbol":
-			return undefined;
-		case "bigint":
-			throw new TypeError("canonicalJson: bigint values have no JSON form");
-		default:
-			break;
+/** Values JSON has no form for: dropped from objects, `null` in arrays and at the top. */
+function omitted(value: unknown): boolean {
+	return value === undefined || typeof value === "function" || typeof value === "symbol";
+}
+
+/**
+ * Serialize any JSON-compatible value with sorted keys and no whitespace.
+ *
+ * The writer keeps its own stack instead of recursing, so a value nested as
+ * deep as `JSON.parse` can read (another extension's custom entry 100,000
+ * levels down) still has canonical bytes and a hash: session data of any
+ * depth can be folded, compacted and verified, and no hook fails on it. Its
+ * tokens go into one list joined once, so the work is linear in the output.
+ */
+export function canonicalJson(value: unknown): string {
+	const out: string[] = [];
+	const stack: Frame[] = [];
+	const open = (item: unknown): void => {
+		if (item === null) out.push("null");
+		else if (typeof item === "string") out.push(JSON.stringify(item));
+		else if (typeof item === "number") out.push(Number.isFinite(item) ? JSON.stringify(item) : "null");
+		else if (typeof item === "boolean") out.push(item ? "true" : "false");
+		else if (typeof item === "bigint") throw new TypeError("canonicalJson: bigint values have no JSON form");
+		else if (Array.isArray(item)) {
+			out.push("[");
+			stack.push({ array: item, index: 0 });
+		} else {
+			const record = item as Record<string, unknown>;
+			out.push("{");
+			stack.push({ record, keys: Object.keys(record).sort(), index: 0, written: false });
+		}
+	};
+	const root = resolved(value);
+	if (omitted(root)) return "null";
+	open(root);
+	for (let frame = stack.at(-1); frame !== undefined; frame = stack.at(-1)) {
+		if ("array" in frame) {
+			if (frame.index >= frame.array.length) {
+				out.push("]");
+				stack.pop();
+				continue;
+			}
+			if (frame.index > 0) out.push(",");
+			const item = resolved(frame.array[frame.index++]);
+			if (omitted(item)) out.push("null");
+			else open(item);
+			continue;
+		}
+		let key: string | undefined;
+		let item: unknown;
+		while (key === undefined && frame.index < frame.keys.length) {
+			const candidate = frame.keys[frame.index++] ?? "";
+			item = resolved(frame.record[candidate]);
+			if (!omitted(item)) key = candidate;
+		}
+		if (key === undefined) {
+			out.push("}");
+			stack.pop();
+			continue;
+		}
+		out.push(`${frame.written ? "," : ""}${JSON.stringify(key)}:`);
+		frame.written = true;
+		open(item);
 	}
-	if (depth >= CANONICAL_MAX_DEPTH) {
-		throw new RangeError(
-			`canonicalJson: value nests deeper than ${CANONICAL_MAX_DEPTH} levels; it has no canonical form`,
-		);
-	}
-	if (Array.isArray(value)) {
-		return `[${value.map((item) => writeValue(item, depth + 1) ?? "null").join(",")}]`;
-	}
-	const record = value as Record<string, unknown>;
-	const toJson = (record as { toJSON?: () => unknown }).toJSON;
-	if (typeof toJson === "function") return writeValue(toJson.call(record), depth);
-	const parts: string[] = [];
-	for (const key of Object.keys(record).sort()) {
-		const written = writeValue(record[key], depth + 1);
-		if (written !== undefined) parts.push(`${JSON.stringify(key)}:${written}`);
-	}
-	return `{${parts.join(",")}}`;
+	return out.join("");
 }
 
 /** Canonical UTF-8 bytes of one entry (or any JSON value). */

@@ -5,7 +5,7 @@
  * all read it, so a brief and a summary of the same span name the same files,
  * commands and errors.
  *
- * Facts come from the compactor's normalized events (`normalizeBranch`: roles,
+ * Facts come from the session's normalized events (`normalizeBranch`: roles,
  * tool names, call ids, typed arguments, `isError`, exit codes, context edits
  * applied), never from prose:
  * - file operations: `read` / `edit` / `write` (and their `pi.*` Fabric refs)
@@ -14,9 +14,13 @@
  *   user executions with their typed exit code;
  * - every other completed call is a generic operation of its tool and
  *   canonical JSON arguments;
- * - a failure is resolved by a later success of the same tool on the same
- *   target (`resolutionKey`): the same file for file tools, the same script for
- *   shell commands, the same arguments otherwise;
+ * - a failure is resolved only by a later success of the same tool on the
+ *   same target (`resolutionKey`): the same action on the same file for file
+ *   tools, the same script (`scriptOf`: the command with its arguments, minus
+ *   `cd` prefixes, redirections and output viewers) for shell commands, the
+ *   same arguments otherwise;
+ * - a shell search that found nothing (grep and its kin exiting 1) is not a
+ *   failure (`searchFoundNothing`);
  * - searches, stage/step labels and tool counts come from typed arguments.
  *
  * The few reads of tool text are mechanical and live in `src/text/tool-text.ts`:
@@ -25,15 +29,14 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { FABRIC_EXEC_TOOL_NAME } from "../compaction/records/fabric-trace.ts";
-import { isPlainRecord, type JsonValue } from "../compaction/records/record-guards.ts";
-import type { NormalizedEvent } from "../compaction/summary/events.ts";
-import { normalizeBranch } from "../compaction/summary/normalize.ts";
-import { identifierLabel } from "../compaction/summary/render-text.ts";
-import { contentText, firstLine, oneLine, shrinkText } from "../text/lines.ts";
+import { contentText, firstLine, identifierLabel, oneLine, shrinkText } from "../text/lines.ts";
 import { firstSubstantiveSentence, SENTENCE_SCAN_MAX_CHARS } from "../text/sentences.ts";
-import { errorFirstLine, scriptOf } from "../text/tool-text.ts";
+import { appendedExitCode, errorFirstLine, scriptOf, searchFoundNothing } from "../text/tool-text.ts";
 import { canonicalJson } from "./canonical.ts";
+import type { NormalizedEvent } from "./events.ts";
+import { normalizeBranch } from "./normalize.ts";
+import { FABRIC_EXEC_TOOL_NAME } from "./records/fabric-trace.ts";
+import { isPlainRecord, type JsonValue } from "./records/record-guards.ts";
 
 /** Display order of file kinds, as `[Files And Changes]` names them. */
 export const FILE_KINDS = ["Created", "Written", "Modified", "Read"] as const;
@@ -108,8 +111,9 @@ export function argsLabel(args: JsonValue | undefined): string {
  * The resolution key of an operation: a failure stays open until a later
  * success with the same key. File tools: the same action on the same path.
  * Shell commands: the same shell running the same script (`scriptOf`), so a
- * failed `grep` is settled by a later successful `grep`, and a failed
- * `npm run check` by the next one that passes, whatever the flags or pipes.
+ * failed `cd /repo && npm run check | head` is settled by the next
+ * `npm run check` that passes, while `npm test -- payments` is not settled by
+ * `npm test -- utils`, nor `python deploy.py --prod` by another script.
  * Everything else: the same tool with the same canonical arguments.
  */
 export function resolutionKey(operation: Pick<Operation, "identity" | "file" | "command" | "tool">): string {
@@ -164,18 +168,24 @@ export function operationsOf(events: readonly NormalizedEvent[]): Operation[] {
 						identity: `orphan\u0000${event.toolCallId}`,
 						label: `call ${identifierLabel(event.toolCallId)} (not on branch)`,
 					};
+			const foundNothing =
+				"command" in identity && identity.command !== undefined && event.isError
+					? searchFoundNothing(identity.command, appendedExitCode(event.errorText ?? ""))
+					: false;
 			operations.push(
 				withResolution({
 					...base,
 					tool: event.toolName,
 					toolCallId: event.toolCallId,
-					success: !event.isError,
+					success: !event.isError || foundNothing,
 					...identity,
 					...(event.errorText ? { errorText: event.errorText } : {}),
 				}),
 			);
 		} else if (event.kind === "bash") {
-			const failed = event.cancelled || (event.exitCode !== undefined && event.exitCode !== 0);
+			const failed =
+				event.cancelled ||
+				(event.exitCode !== undefined && event.exitCode !== 0 && !searchFoundNothing(event.command, event.exitCode));
 			const status = event.cancelled ? "cancelled" : `exit ${event.exitCode}`;
 			operations.push(
 				withResolution({
@@ -341,7 +351,7 @@ export interface SpanFacts {
 }
 
 /** Shows paths (and commands) relative to a working directory. */
-function relativeTo(cwd: string | undefined): (text: string) => string {
+export function relativeTo(cwd: string | undefined): (text: string) => string {
 	if (!cwd || cwd === "/") return (text) => text;
 	const root = cwd.endsWith("/") ? cwd.slice(0, -1) : cwd;
 	return (text) => (text === root ? "." : text.split(`cd ${root} && `).join("").split(`${root}/`).join(""));

@@ -49,9 +49,14 @@ export const SESSION_MAX_BYTES = 256 * 1024 * 1024;
 /** Bytes read per chunk: lines are parsed as they arrive, so the whole text is never held at once. */
 const READ_CHUNK_BYTES = 1024 * 1024;
 /**
- * Deepest JSON nesting a line may have: Pi's own `JSON.stringify` (token
- * estimates) and every recursive walker overflow the stack a few thousand
- * levels down; real entries nest a dozen levels.
+ * Deepest JSON nesting of a message line pi-fold reads. Pi walks messages
+ * recursively (`JSON.stringify` of tool arguments in its token estimate,
+ * `structuredClone` of the context), which overflows the stack a few
+ * thousand levels down, so a deeper message is one Pi cannot use either; real
+ * entries nest a dozen levels. Other entries (another extension's custom
+ * data) are kept at any depth, as Pi keeps them: nothing reads them
+ * recursively (the canonical writer keeps its own stack), and skipping one
+ * would cut the branch at it.
  */
 export const MAX_JSON_NESTING = 512;
 /** Cycle members named in a parent-cycle diagnostic; the rest are counted. */
@@ -82,7 +87,8 @@ export type SessionLoadErrorCode =
 	| "no-header"
 	| "symlink-loop"
 	| "unreadable"
-	| "too-large";
+	| "too-large"
+	| "byte-order-mark";
 
 /** A file that cannot be read as a session at all. */
 export class SessionLoadError extends Error {
@@ -117,7 +123,12 @@ interface ParsedLines {
 	fileEntries: FileEntry[];
 	lineOf: number[];
 	diagnostics: LoadDiagnostic[];
+	/** The file starts with a UTF-8 byte order mark. */
+	byteOrderMark: boolean;
 }
+
+/** U+FEFF, what a UTF-8 byte order mark decodes to. */
+const BYTE_ORDER_MARK = 0xfeff;
 
 /**
  * Deepest `[`/`{` nesting of JSON text, counted without recursion (brackets
@@ -198,17 +209,12 @@ export function entryShapeProblem(entry: Record<string, unknown>): string | unde
 /** Parse one line into `into`; `unterminated` marks a last line with no newline after it. */
 function parseLine(raw: string, line: number, unterminated: boolean, into: ParsedLines): void {
 	const { diagnostics } = into;
-	const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+	// Pi 1.6.0 reads a first line behind a byte order mark as invalid JSON and refuses the file; so does loadParsed.
+	if (line === 1 && raw.charCodeAt(0) === BYTE_ORDER_MARK) into.byteOrderMark = true;
+	const text = into.byteOrderMark && line === 1 ? raw.slice(1) : raw;
 	if (!text.trim()) return;
 	// Depth can only exceed the bound on a line longer than it; the scan is skipped for the rest.
-	if (text.length > MAX_JSON_NESTING && jsonNestingDepth(text, MAX_JSON_NESTING) > MAX_JSON_NESTING) {
-		diagnostics.push({
-			line,
-			kind: "too-deep",
-			message: `line ${line}: JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped)`,
-		});
-		return;
-	}
+	const tooDeep = text.length > MAX_JSON_NESTING && jsonNestingDepth(text, MAX_JSON_NESTING) > MAX_JSON_NESTING;
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
@@ -225,6 +231,14 @@ function parseLine(raw: string, line: number, unterminated: boolean, into: Parse
 		return;
 	}
 	const type = value.type;
+	if (tooDeep && (type === "message" || type === "session")) {
+		diagnostics.push({
+			line,
+			kind: "too-deep",
+			message: `line ${line}: ${type === "session" ? "session header" : "message"} JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped: Pi cannot use it either)`,
+		});
+		return;
+	}
 	if (type === "session") {
 		if (value.cwd !== undefined && typeof value.cwd !== "string") {
 			diagnostics.push({
@@ -254,7 +268,7 @@ function parseLine(raw: string, line: number, unterminated: boolean, into: Parse
 }
 
 function emptyParse(): ParsedLines {
-	return { fileEntries: [], lineOf: [], diagnostics: [] };
+	return { fileEntries: [], lineOf: [], diagnostics: [], byteOrderMark: false };
 }
 
 /** Parse JSONL session text. Skips bad lines with a diagnostic; never throws for content. */
@@ -279,6 +293,13 @@ export function loadSessionText(text: string, path = "<memory>"): LoadedSession 
 
 function loadParsed(parsed: ParsedLines, path: string): LoadedSession {
 	const { fileEntries, diagnostics } = parsed;
+	if (parsed.byteOrderMark) {
+		throw new SessionLoadError(
+			"byte-order-mark",
+			path,
+			`${path}: the file starts with a UTF-8 byte order mark (BOM), so Pi 1.6.0 refuses to open it ("not a valid session": its loader reads the header line as invalid JSON). Remove the mark, e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' ${path}, then run pi-fold again.`,
+		);
+	}
 	const header = fileEntries.find((entry): entry is SessionHeader => entry.type === "session");
 	if (!header) {
 		throw new SessionLoadError(
@@ -326,12 +347,19 @@ export function loadSessionFile(path: string, options: LoadFileOptions = {}): Lo
 	}
 }
 
-/** Read and parse a file a chunk at a time; never holds more than one chunk and one line of text. */
+/**
+ * Read and parse a file a chunk at a time; never holds more than one chunk
+ * and one line of text. Only the new chunk is searched for line ends: the
+ * start of an unfinished line waits in a list joined once when its end
+ * arrives, so a line of any length costs time linear in its size (searching
+ * the whole pending text again per chunk made one 100 MB line quadratic).
+ */
 function readLines(fd: number, path: string, maxBytes: number): ParsedLines {
 	const parsed = emptyParse();
-	const decoder = new TextDecoder("utf-8");
+	// ignoreBOM keeps a leading byte order mark in the text, so it is seen (and refused) as Pi sees it.
+	const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 	const chunk = new Uint8Array(READ_CHUNK_BYTES);
-	let pending = "";
+	const pending: string[] = [];
 	let line = 1;
 	let total = 0;
 	for (;;) {
@@ -339,13 +367,18 @@ function readLines(fd: number, path: string, maxBytes: number): ParsedLines {
 		total += read;
 		// The file may grow while it is read (Pi appending); the bound holds for what is read.
 		if (total > maxBytes) throw tooLarge(path, total, maxBytes);
-		const text = pending + decoder.decode(chunk.subarray(0, read), { stream: read > 0 });
-		const pieces = text.split("\n");
-		pending = pieces.pop() ?? "";
-		for (const piece of pieces) parseLine(piece, line++, false, parsed);
+		const text = decoder.decode(chunk.subarray(0, read), { stream: read > 0 });
+		let start = 0;
+		for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+			pending.push(text.slice(start, end));
+			parseLine(pending.join(""), line++, false, parsed);
+			pending.length = 0;
+			start = end + 1;
+		}
+		if (start < text.length) pending.push(text.slice(start));
 		if (read === 0) break;
 	}
-	if (pending) parseLine(pending, line, true, parsed);
+	if (pending.length > 0) parseLine(pending.join(""), line, true, parsed);
 	return parsed;
 }
 

@@ -83,6 +83,28 @@ export function boundedOneLine(text: string, maxBytes = ONE_LINE_MAX_BYTES, keep
 	return shrinkText(oneLine(slice), maxBytes, keep);
 }
 
+/** Custom-message types, tool names, refs, call ids and enricher ids are cut to this many UTF-8 bytes. */
+export const IDENTIFIER_MAX_BYTES = 128;
+
+/** Visible ASCII without spaces: already one sanitized line, one byte per character. */
+const PLAIN_IDENTIFIER = /^[\x21-\x7e]*$/;
+
+/**
+ * A typed identifier (id, address, tool name) as one sanitized line of at most
+ * `maxBytes`, cut with an ellipsis: it can never start a new line or crowd out
+ * the text around it.
+ */
+export function boundedIdentifier(text: string, maxBytes: number): string {
+	// Fast path for the usual id or name; the result is what `boundedOneLine` would return.
+	if (text.length <= maxBytes && PLAIN_IDENTIFIER.test(text)) return text;
+	return boundedOneLine(text, maxBytes);
+}
+
+/** A typed identifier (custom type, tool name, ref, call id) as one bounded line; cut with an ellipsis. */
+export function identifierLabel(identifier: string): string {
+	return boundedIdentifier(identifier, IDENTIFIER_MAX_BYTES);
+}
+
 /** Text of a message content: the string itself, or its text parts joined with newlines (other parts skipped). */
 export function contentText(content: unknown): string {
 	if (typeof content === "string") return content;

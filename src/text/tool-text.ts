@@ -1,43 +1,152 @@
 /**
  * Mechanical reads of tool text, for facts and briefs: the script a shell
- * command runs, and an error text's first meaningful line with the exit code
- * Pi's bash tool appends. Structure only (words, framing lines Pi writes,
- * punctuation); the one vocabulary rule is preferring a line that says
- * "error", named below.
+ * command runs (what a later success must repeat to resolve a failure), and
+ * an error text's first meaningful line with the exit code Pi's bash tool
+ * appends. Structure only (words, framing lines Pi writes, punctuation); the
+ * vocabulary is two named word lists (stage words, output viewers) and
+ * preferring a line that says "error".
  */
 
 import { firstLine, oneLine } from "./lines.ts";
 
-/** Shell words that end a script's name: options, paths, quotes, assignments, redirections. */
-const NOT_A_NAME_WORD = /^-|[/\\"'`=$<>|&;()*?~.]|^\d/;
-/** Leading words of one simple command that only set the stage: `cd dir`, `VAR=value`, `sudo`, `time`. */
+/** Leading words of one simple command that only set the stage: `sudo`, `time`, `env`, `nohup`. */
 const STAGE_WORDS: ReadonlySet<string> = new Set(["sudo", "time", "env", "command", "exec", "nohup"]);
-/** A script is named by its program and at most this many plain subcommand words ("npm run check"). */
-export const SCRIPT_NAME_MAX_WORDS = 3;
+/** Commands that only change directory: a `cd /repo &&` prefix is where a script runs, not what it runs. */
+const DIRECTORY_WORDS: ReadonlySet<string> = new Set(["cd", "pushd", "popd"]);
+/**
+ * Programs that only show another command's output. A pipeline stage running
+ * one of them (`| head -40`, `| tail -n 20`, `| tee log`) is how the agent
+ * looked at the output, not what it ran, so `npm test 2>&1 | tail -5` runs
+ * the same script as `npm test`.
+ */
+const OUTPUT_VIEWERS: ReadonlySet<string> = new Set(["head", "tail", "tee", "less", "more", "cat"]);
+/** A leading `NAME=value` assignment. */
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+/** A redirection word: `2>&1`, `>out.txt`, `&>/dev/null`, `<in`; a bare operator takes the next word too. */
+const REDIRECTION = /^(?:\d*|&)(?:>>?|<)/;
+const BARE_REDIRECTION = /^(?:\d*|&)(?:>>?|<)&?$/;
+
+/** Most characters of a command line read for its script. */
+export const SCRIPT_SCAN_MAX_CHARS = 4096;
 
 /**
- * The script a shell command runs, mechanically: the first simple command
- * (split at `&&`, `||`, `;` and `|`) that is not a `cd`, with leading
- * assignments and stage words dropped, named by its program and the plain
- * words that follow it, up to the first option, path, quote or redirection.
- * `cd /repo && npm run check 2>&1 | head` and `npm run check` both run
- * "npm run check"; `grep -n a x.ts` and `grep -rn b src` both run "grep".
+ * Shell words and control operators of a command line, quotes respected:
+ * `'…'` and `"…"` (with backslash escapes inside double quotes) stay inside
+ * their word, quotes included; `&&`, `||`, `;`, `|` and newlines outside
+ * quotes are operators. Mechanical, no expansion.
+ */
+function shellTokens(command: string): { word?: string; operator?: string }[] {
+	const tokens: { word?: string; operator?: string }[] = [];
+	const text = command.slice(0, SCRIPT_SCAN_MAX_CHARS);
+	let word = "";
+	let quote: string | undefined;
+	const flush = (): void => {
+		if (word) tokens.push({ word });
+		word = "";
+	};
+	for (let index = 0; index < text.length; index++) {
+		const char = text[index] ?? "";
+		if (quote) {
+			word += char;
+			if (char === "\\" && quote === '"') word += text[++index] ?? "";
+			else if (char === quote) quote = undefined;
+		} else if (char === "'" || char === '"') {
+			quote = char;
+			word += char;
+		} else if (char === "\\") word += char + (text[++index] ?? "");
+		else if (/\s/.test(char) && char !== "\n") flush();
+		else if (char === "\n" || char === ";") {
+			flush();
+			tokens.push({ operator: ";" });
+		} else if ((char === "&" || char === "|") && text[index + 1] === char) {
+			flush();
+			tokens.push({ operator: char + char });
+			index++;
+		} else if (char === "|") {
+			flush();
+			tokens.push({ operator: "|" });
+		} else word += char;
+	}
+	flush();
+	return tokens;
+}
+
+/** Words of one simple command with stage words, assignments and redirections removed. */
+function commandWords(stage: readonly string[]): string[] {
+	const words = [...stage];
+	while (words.length > 0 && (ASSIGNMENT.test(words[0] ?? "") || STAGE_WORDS.has(words[0] ?? ""))) words.shift();
+	const kept: string[] = [];
+	for (let index = 0; index < words.length; index++) {
+		const word = words[index] ?? "";
+		if (BARE_REDIRECTION.test(word)) index++;
+		else if (!REDIRECTION.test(word)) kept.push(word);
+	}
+	return kept;
+}
+
+/**
+ * The script a shell command runs, mechanically: every simple command of it
+ * (split at `&&`, `||`, `;` and newlines) with its program and all its
+ * arguments, options included, minus what only sets the stage: directory
+ * changes, leading assignments and stage words, redirections, and pipeline
+ * stages that only view output. `cd /repo && npm run check 2>&1 | head -40`
+ * and `npm run check` run the same script; `npm test -- payments` and
+ * `npm test -- utils` do not, nor do `python deploy.py --prod` and
+ * `python scripts/lint_headers.py`. A failure is resolved only by a later
+ * success of the same script, so arguments are part of it.
  */
 export function scriptOf(command: string): string {
-	for (const segment of command.split(/&&|\|\||[;|\n]/)) {
-		const words = segment.trim().split(/\s+/).filter(Boolean);
-		while (words.length > 0 && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0] ?? "") || STAGE_WORDS.has(words[0] ?? "")))
-			words.shift();
-		const program = words[0];
-		if (!program || program === "cd" || program === "pushd") continue;
-		const name = [program];
-		for (const word of words.slice(1)) {
-			if (name.length >= SCRIPT_NAME_MAX_WORDS || NOT_A_NAME_WORD.test(word)) break;
-			name.push(word);
-		}
-		return name.join(" ");
+	const commands = scriptCommands(command);
+	if (commands.length === 0) return oneLine(command);
+	return commands.map((stages) => stages.map((words) => words.join(" ")).join(" | ")).join(" && ");
+}
+
+/** The script's simple commands, each as its pipeline stages' words; see `scriptOf`. */
+function scriptCommands(command: string): string[][][] {
+	const segments: string[][][] = [[[]]];
+	for (const token of shellTokens(command)) {
+		const segment = segments.at(-1) ?? [];
+		if (token.word !== undefined) segment.at(-1)?.push(token.word);
+		else if (token.operator === "|") segment.push([]);
+		else segments.push([[]]);
 	}
-	return oneLine(command);
+	const commands: string[][][] = [];
+	for (const segment of segments) {
+		const [first, ...rest] = segment.map(commandWords);
+		if (!first || first.length === 0 || DIRECTORY_WORDS.has(first[0] ?? "")) continue;
+		commands.push([first, ...rest.filter((words) => words.length > 0 && !OUTPUT_VIEWERS.has(words[0] ?? ""))]);
+	}
+	return commands;
+}
+
+/**
+ * Search programs whose exit status 1 means "no line matched" (POSIX grep and
+ * its kin), not that they failed; 2 and above are errors.
+ */
+const SEARCH_PROGRAMS: ReadonlySet<string> = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep"]);
+export const SEARCH_NO_MATCH_EXIT_CODE = 1;
+
+/**
+ * True when a shell command that exited with `exitCode` only searched and
+ * found nothing: every program of its script is a search program and the
+ * code is 1. Such a run answered its question (no match); it is not a
+ * failure that stays open until something fixes it.
+ */
+export function searchFoundNothing(command: string, exitCode: number | undefined): boolean {
+	if (exitCode !== SEARCH_NO_MATCH_EXIT_CODE) return false;
+	const commands = scriptCommands(command);
+	return (
+		commands.length > 0 &&
+		commands.every((stages) =>
+			stages.every((words) => SEARCH_PROGRAMS.has(words[0] === "git" ? `git ${words[1]}` : (words[0] ?? ""))),
+		)
+	);
+}
+
+/** The exit code Pi's bash tool appended to a result's text (multi-line, or collapsed to one line). */
+export function appendedExitCode(text: string): number | undefined {
+	const match = /(?:^|\s)Command exited with code (\d+)\s*$/.exec(text);
+	return match ? Number(match[1]) : undefined;
 }
 
 /** Pi's bash tool ends a failed result with this line; it is the tool's framing, not the command's output. */
@@ -57,15 +166,30 @@ export const ERROR_SCAN_MAX_LINES = 400;
  * that says "error" wins, else the first remaining line, else the first line.
  */
 export function errorFirstLine(text: string): { line?: string; exitCode?: number } {
-	const lines = text.split("\n", ERROR_SCAN_MAX_LINES).map((line) => oneLine(line));
+	const { lines, meaningful } = scanLines(text);
 	let exitCode: number | undefined;
 	for (let i = lines.length - 1; i >= 0 && exitCode === undefined; i--) {
 		const match = PI_EXIT_LINE.exec(lines[i] ?? "");
 		if (match) exitCode = Number(match[1]);
 	}
+	const line = meaningful.find((candidate) => ERROR_WORD.test(candidate)) ?? meaningful[0] ?? firstLine(text);
+	return { ...(line ? { line } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
+}
+
+/**
+ * A successful result's first meaningful line: the same skipping as
+ * `errorFirstLine` (blank, framing, decoration), without the preference
+ * for a line that says "error". Empty when the text has no line at all.
+ */
+export function resultFirstLine(text: string): string {
+	return scanLines(text).meaningful[0] ?? firstLine(text);
+}
+
+/** The first lines of a tool text, one-lined, and those that carry a message. */
+function scanLines(text: string): { lines: string[]; meaningful: string[] } {
+	const lines = text.split("\n", ERROR_SCAN_MAX_LINES).map((line) => oneLine(line));
 	const meaningful = lines.filter(
 		(line) => line && !PI_EXIT_LINE.test(line) && !FRAMING_LINE.test(line) && !DECORATION_LINE.test(line),
 	);
-	const line = meaningful.find((candidate) => ERROR_WORD.test(candidate)) ?? meaningful[0] ?? firstLine(text);
-	return { ...(line ? { line } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
+	return { lines, meaningful };
 }

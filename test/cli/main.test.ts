@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseReportArgs, runCli } from "../../src/cli/main.ts";
+import { terminalControls } from "../fixtures/common.ts";
 import { UsageLogBuilder, usage } from "../fixtures/cost.ts";
-import { REAL_SESSIONS, sessionHeader, toJsonl } from "../fixtures/session.ts";
+import { BranchBuilder, REAL_SESSIONS, sessionHeader, toJsonl } from "../fixtures/session.ts";
 
 describe("pi-fold report", () => {
 	it("summarizes the bundled sample when no path is given", async () => {
@@ -43,6 +44,42 @@ describe("pi-fold report", () => {
 		expect(partial.stdout).toMatch(/^Problems: 1 line skipped\n\s+line 2: last line is incomplete JSON.*\n\nSession /);
 		expect(await runCli(["frobnicate"])).toMatchObject({ code: 2 });
 		expect((await runCli(["report", "a", "b"])).stderr).toMatch(/one session path/);
+	});
+});
+
+describe("terminal escapes", () => {
+	const ESC = "\u001b";
+	const hostile = `${ESC}]0;pwned\u0007${ESC}[2J\u009b31m`;
+
+	it("never reach the terminal from a session's tool names, tool output, ids or cwd", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "pi-fold-cli-"));
+		const path = join(dir, "hostile.jsonl");
+		const builder = new BranchBuilder();
+		builder.user(`run it ${hostile}`);
+		builder.assistant(hostile, [{ id: `call${hostile}`, name: `read${hostile}`, args: { path: hostile } }]);
+		builder.result(`call${hostile}`, `output ${hostile}`, `read${hostile}`, true);
+		writeFileSync(path, toJsonl(builder.entries, sessionHeader({ id: `s${hostile}`, cwd: `/tmp/${hostile}` })));
+		const report = await runCli(["report", "--no-replay", path]);
+		expect(report.code, report.stderr).toBe(0);
+		expect(report.stdout).toContain("read ]0;pwned");
+		expect(terminalControls(report.stdout)).toEqual([]);
+		const verify = await runCli(["verify", path]);
+		expect(terminalControls(`${verify.stdout}${verify.stderr}`)).toEqual([]);
+	});
+
+	it("never reach the terminal from a mistyped command, option or path", async () => {
+		for (const argv of [
+			[`rep${hostile}ort`],
+			[`--x${hostile}`],
+			["help", hostile],
+			["report", `--y${hostile}`],
+			["report", `/no/${hostile}`],
+		]) {
+			const result = await runCli(argv);
+			expect(result.code, argv.join(" ")).not.toBe(0);
+			expect(result.stderr).toMatch(/^pi-fold: /);
+			expect(terminalControls(`${result.stdout}${result.stderr}`)).toEqual([]);
+		}
 	});
 });
 

@@ -47,13 +47,19 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		expect(withoutPiFold).toMatch(/compactions\s+0 by pi-fold's deterministic compactor, 2 by Pi's summarizer/);
 	});
 
-	it("prices the recorded and the replayed requests under one cache model and names the saving", async () => {
+	it("prices Pi alone and the replayed requests under one cache model and names the saving and the card", async () => {
 		const section = withoutPiFold.slice(withoutPiFold.indexOf("What pi-fold would have saved"));
-		expect(section).toMatch(/recorded\s+with pi-fold\n/);
+		expect(section).toMatch(/Pi alone\s+with pi-fold\n/);
 		const cost = /cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
 		expect(Number(cost?.[2])).toBeLessThan(Number(cost?.[1]));
 		expect(section).toMatch(/saving\s+\$\d+\.\d{4} \(\d+\.\d%\), \d+ commits folding \d+ spans/);
-		expect(section).toMatch(/model\s+anthropic\/claude-opus-4-5, prefix cache expiring after 300 s idle/);
+		expect(section).toMatch(
+			/model\s+anthropic\/claude-opus-4-5, priced with the anthropic\/claude-opus-4-5 card, prefix cache expiring after 300 s idle/,
+		);
+		// The log compacted twice where Pi did; at the catalog's 200k window Pi needs no more.
+		expect(section).toMatch(
+			/Pi alone\s+no compaction needed; Pi's threshold at 200,000-token window − 16,384 reserve, 20,000 tokens kept, 1,200-character summaries\n/,
+		);
 		expect(section).not.toMatch(/could not attribute/);
 		const peaks = /peak request\s+([\d,]+)\s+([\d,]+)/.exec(section);
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThan(Number(peaks?.[1]?.replaceAll(",", "")));

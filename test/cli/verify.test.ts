@@ -4,7 +4,17 @@
  * written, then one copy per tamper class, each detected and named.
  */
 
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	chmodSync,
+	cpSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
@@ -309,6 +319,31 @@ describe("pi-fold gc", () => {
 		).toEqual([...referenced].sort());
 		expect((await runCli(["verify", path])).code).toBe(0);
 		expect((await runCli(["gc", path])).stdout).toMatch(/Nothing to remove\./);
+	});
+
+	it("never follows a symbolic link out of the store: a linked shard or blob is listed, not walked or removed", async () => {
+		const { path, storeDir } = copy();
+		const outside = mkdtempSync(join(tmpdir(), "pi-fold-outside-"));
+		copies.push(outside);
+		// A file outside the store named like a blob of shard "ff", and another for a linked blob.
+		const victim = join(outside, `ff${"0".repeat(62)}`);
+		writeFileSync(victim, "not pi-fold's\n");
+		const linkedTarget = join(outside, "target.txt");
+		writeFileSync(linkedTarget, "also not pi-fold's\n");
+		symlinkSync(outside, join(storeDir, "sha256", "ff"));
+		const realShard = readdirSync(join(storeDir, "sha256")).find((name) => name !== "ff") ?? "";
+		const linkedBlob = join(storeDir, "sha256", realShard, `${realShard}${"1".repeat(62)}`);
+		symlinkSync(linkedTarget, linkedBlob);
+
+		const applied = await runCli(["gc", "--apply", path]);
+		expect(applied.code, applied.stderr).toBe(0);
+		expect(readFileSync(victim, "utf8")).toBe("not pi-fold's\n");
+		expect(readFileSync(linkedTarget, "utf8")).toBe("also not pi-fold's\n");
+		expect(applied.stdout).not.toContain(`ff${"0".repeat(62)}`);
+		expect(applied.stdout).toMatch(/links\s+2, never followed or removed/);
+		expect(applied.stdout).toContain(join(storeDir, "sha256", "ff"));
+		expect(applied.stdout).toContain(linkedBlob);
+		expect(applied.stdout).toMatch(/Nothing to remove\./);
 	});
 
 	it("keeps a blob a malformed record still names, and refuses --apply while lines are unreadable", async () => {

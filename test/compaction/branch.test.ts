@@ -5,14 +5,14 @@ import {
 	buildDeterministicBranchSummary,
 	PI_TOOL_REFS,
 } from "../../src/compaction/branch.ts";
+import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../src/compaction/records/instructions.ts";
+import { compileSummary } from "../../src/compaction/summary/compile.ts";
+import { REQUEST_BLOCK_HEADER } from "../../src/compaction/summary/request-render.ts";
 import {
 	BRANCH_SUMMARY_KIND,
 	BRANCH_SUMMARY_VERSION,
 	parseBranchSummaryDetails,
-} from "../../src/compaction/records/branch-details.ts";
-import { COMPACT_REQUEST_PREFIX, PI_VCC_SENTINEL } from "../../src/compaction/records/instructions.ts";
-import { compileSummary } from "../../src/compaction/summary/compile.ts";
-import { REQUEST_BLOCK_HEADER } from "../../src/compaction/summary/request-render.ts";
+} from "../../src/session/records/branch-details.ts";
 import { utf8ByteLength } from "../../src/text/utf8.ts";
 import { activeBranch, branchEnvelope, fact, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
 

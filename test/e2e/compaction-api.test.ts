@@ -147,6 +147,33 @@ describe("compaction API from another extension", () => {
 		expect(text).toContain(`verified against the hash compaction ${entry.id} recorded`);
 	});
 
+	it("a request Pi refuses leaves nothing armed: cancel() answers false and the user's next /compact compacts", async () => {
+		const probe: Probe = {};
+		// One turn: Pi refuses to compact ("Nothing to compact") before any extension sees the event.
+		const harness = await session(probe, {}, 1);
+		const { api, ctx } = probe;
+		if (!api || !ctx) throw new Error("API not found on pi.events");
+		const refused = await new Promise<Error | undefined>((resolve) => {
+			const result = api.request(ctx, { onComplete: () => resolve(undefined), onError: (error) => resolve(error) });
+			expect(result).toMatchObject({ ok: true });
+		});
+		expect(refused?.message).toBe("Nothing to compact (session too small)");
+		expect(api.cancel()).toBe(false);
+
+		// A cancel armed for a request Pi then refuses is disarmed with it.
+		const refusedAgain = new Promise<Error | undefined>((resolve) => {
+			api.request(ctx, { onComplete: () => resolve(undefined), onError: (error) => resolve(error) });
+		});
+		expect(api.cancel()).toBe(true);
+		expect((await refusedAgain)?.message).toBe("Nothing to compact (session too small)");
+		expect(api.cancel()).toBe(false);
+
+		await play(harness, 3, 2);
+		await harness.session.compact();
+		expect(compactions(harness)).toHaveLength(1);
+		expect(api.status(ctx)).toMatchObject({ lastResult: { reason: "manual", outcome: "compacted" } });
+	});
+
 	it("refuses an invalid typed request before Pi sees it", async () => {
 		const probe: Probe = {};
 		const harness = await session(probe, {}, 1);

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import type { InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseBranchSummaryDetails } from "../../src/compaction/records/branch-details.ts";
 import { parseCompactionDetails } from "../../src/compaction/records/details.ts";
 import { COMPACT_REQUEST_PREFIX, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import piFold, { registerPiFold } from "../../src/index.ts";
+import { parseBranchSummaryDetails } from "../../src/session/records/branch-details.ts";
 import { utf8ByteLength } from "../../src/text/utf8.ts";
 import {
 	type LoopbackProvider,

@@ -4,7 +4,7 @@
  * log assigns random entry ids (persisted in place). Runs without our extension to isolate the host.
  */
 
-import { mkdirSync, renameSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REAL_SESSIONS } from "../fixtures/session.ts";
@@ -74,6 +74,17 @@ describe("Pi 1.6.0 host quirks", () => {
 		expect(refused.code).not.toBe(0);
 		expect(refused.stderr).toContain("Stored session working directory does not exist");
 		expect(reopened.code, reopened.stderr).toBe(0);
+	});
+
+	it("refuses a session file that starts with a UTF-8 byte order mark (pi-fold's loader says so too)", async () => {
+		const { sandbox } = await hostOnly([say("Hello.")]);
+		expect((await runPrint(sandbox, "hello")).code).toBe(0);
+		const session = onlySessionFile(sandbox);
+		writeFileSync(session, `\uFEFF${readFileSync(session, "utf8")}`);
+		const refused = await runPrint(sandbox, ["--session", session, "--", "again"]);
+		expect(refused.code).not.toBe(0);
+		expect(refused.stderr).toContain("is not a valid pi session");
+		expect(readFileSync(session, "utf8").charCodeAt(0)).toBe(0xfeff);
 	});
 
 	it("gives the same v1 log different entry ids on each upgrade, and rewrites the file as v3", async () => {

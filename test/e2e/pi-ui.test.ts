@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { registerPiFold } from "../../src/index.ts";
+import { terminalControls } from "../fixtures/common.ts";
 import { callTools, createSdkHarness, type HarnessSettings, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
 const SECRET = "ECHO-CONTENT-7f3a";
@@ -100,11 +101,32 @@ describe("pi-fold in Pi's UI", () => {
 		expect(harness.requests).toHaveLength(3);
 	});
 
+	it("lets no terminal escape from tool output or a mistyped subcommand through /context, peek or /fold-context", async () => {
+		const { harness } = await uiHarness();
+		const hostile = "\u001b]0;pwned\u0007\u001b[2J\u009b31m";
+		writeFileSync(join(harness.cwd, "e.txt"), `${SECRET} ${hostile}\n${"filler line for the window\n".repeat(400)}`);
+		await twoExchanges(harness);
+		const shown = [...(await harness.run("/fold-context"))];
+		const id = /f-[0-9a-f]{12}/.exec(shown[0] ?? "")?.[0] ?? "";
+		for (const command of [
+			"/context",
+			`/context peek ${id}`,
+			"/context tree",
+			"/context window",
+			`/context x${hostile}`,
+		]) {
+			shown.push(...(await harness.run(command)));
+		}
+		const peek = shown.find((text) => text.startsWith(`Fold ${id}`)) ?? "";
+		expect(peek).toContain(`${SECRET}  ]0;pwned`);
+		expect(terminalControls(shown.join("\n"))).toEqual([]);
+	});
+
 	it("names an unknown subcommand and an unknown peek id, and completes subcommands and fold ids", async () => {
 		const { harness } = await uiHarness();
 		await twoExchanges(harness);
 		const [unknown = ""] = await harness.run("/context foo");
-		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, help\./);
+		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, search, help\./);
 		const [noSuch = ""] = await harness.run("/context peek f-000000000000");
 		expect(noSuch).toMatch(/No fold or entry "f-000000000000" on this branch\. There are no folds yet\./);
 		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");

@@ -13,6 +13,7 @@ import {
 import {
 	CHARS_PER_TOKEN,
 	canonicalPromptText,
+	PromptPrefixIndex,
 	pairingDefects,
 	simulatePromptCache,
 	type WireMessage,
@@ -108,6 +109,43 @@ describe("simulatePromptCache", () => {
 	});
 });
 
+describe("PromptPrefixIndex", () => {
+	/** Deterministic prompts of 1–12 short lines drawn from a small alphabet, so prefixes collide often. */
+	function prompts(seed: number, count: number): string[] {
+		let state = seed;
+		const next = (bound: number) => {
+			state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+			return state % bound;
+		};
+		const words = ["a", "ab", "abc", "b", "ba", '{"x":1}'];
+		return Array.from({ length: count }, () =>
+			Array.from({ length: 1 + next(12) }, () => `${words[next(words.length)]}${words[next(words.length)]}\n`).join(""),
+		);
+	}
+
+	it("finds the same shared prefix as comparing with every earlier prompt", () => {
+		for (const seed of [1, 2, 3, 4, 5]) {
+			const index = new PromptPrefixIndex();
+			const seen: string[] = [];
+			for (const prompt of prompts(seed, 60)) {
+				expect(index.sharedChars(prompt)).toBe(simulatePromptCache(prompt, seen).cachedChars);
+				index.remember(prompt);
+				seen.push(prompt);
+			}
+		}
+	});
+
+	it("forgets a prefix nothing used for longer than its time-to-live, and a use refreshes it", () => {
+		const index = new PromptPrefixIndex(300_000);
+		const first = "system\nuser one\n";
+		index.remember(first, 0);
+		expect(index.sharedChars(`${first}more\n`, 300_000)).toBe(first.length);
+		index.remember(`${first}more\n`, 300_000);
+		expect(index.sharedChars(`${first}more\n`, 600_000)).toBe(`${first}more\n`.length);
+		expect(index.sharedChars(`${first}more\n`, 600_001)).toBe(0);
+	});
+});
+
 describe("loopback provider over HTTP, read by pi-ai's openai-completions client", () => {
 	let provider: LoopbackProvider | undefined;
 	afterEach(async () => {
@@ -168,6 +206,22 @@ describe("loopback provider over HTTP, read by pi-ai's openai-completions client
 			{ type: "text", text: "reading" },
 			{ type: "toolCall", id: "call_1", name: "read", arguments: { path: "a.txt", limit: 5 } },
 		]);
+	});
+
+	it("plays reasoning as a thinking block that pi-ai sends back with the assistant message", async () => {
+		const thinking = "Weigh the two files first; ".repeat(2);
+		const lb = await start({ script: [{ thinking, text: "done" }, say("next")] });
+		const first = await ask(lb, [userMessage("think")]);
+		expect(first.content).toEqual([
+			{ type: "thinking", thinking, thinkingSignature: "reasoning_content" },
+			{ type: "text", text: "done" },
+		]);
+		expect(lb.requests[0]?.completionTokens).toBe(Math.ceil((thinking.length + 4) / CHARS_PER_TOKEN));
+		await ask(lb, [userMessage("think"), first, userMessage("again")]);
+		expect(lb.requests[1]?.body.messages.find((message) => message.role === "assistant")).toMatchObject({
+			content: "done",
+			reasoning_content: thinking,
+		});
 	});
 
 	it("streams long text in several deltas that join to the scripted text", async () => {

@@ -25,8 +25,9 @@ import {
 	type PairingDefect,
 	type PromptCacheRules,
 	type PromptCacheUsage,
+	PromptPrefixIndex,
 	pairingDefects,
-	simulatePromptCache,
+	promptCacheUsage,
 	type WireRequestBody,
 } from "./provider-rules.ts";
 import { reportProblem } from "./tripwire.ts";
@@ -58,8 +59,10 @@ export interface ScriptedToolCall {
 	arguments: Record<string, unknown>;
 }
 
-/** One scripted assistant reply: optional text, then optional tool calls (finish_reason "tool_calls" if any). */
+/** One scripted assistant reply: optional reasoning, optional text, then optional tool calls (finish_reason "tool_calls" if any). */
 export interface ScriptedReply {
+	/** Streamed as `reasoning_content` deltas before the text; pi-ai makes it a thinking block. */
+	thinking?: string;
 	text?: string;
 	toolCalls?: ScriptedToolCall[];
 }
@@ -167,7 +170,8 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 	const requests: RecordedRequest[] = [];
 	const rejections: Rejection[] = [];
 	const strayRequests: { method: string; path: string }[] = [];
-	const acceptedPrompts: string[] = [];
+	// Every answered prompt, indexed: a long replay would otherwise compare each request with all before it.
+	const acceptedPrompts = new PromptPrefixIndex();
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const path = req.url ?? "/";
@@ -189,7 +193,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			headers: headerRecord(req),
 			body,
 			prompt,
-			cache: simulatePromptCache(prompt, acceptedPrompts, options.cacheRules),
+			cache: promptCacheUsage(prompt, acceptedPrompts.sharedChars(prompt), options.cacheRules),
 			defects,
 		};
 		requests.push(recorded);
@@ -216,7 +220,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			return;
 		}
 		// Only answered prompts can be cached.
-		acceptedPrompts.push(prompt);
+		acceptedPrompts.remember(prompt);
 		const reply = played;
 		recorded.reply = reply;
 		recorded.completionTokens = replyCompletionTokens(reply);
@@ -263,6 +267,8 @@ export function replyChunks(
 		...extra,
 	});
 	const chunks: object[] = [chunk({ delta: { role: "assistant", content: "" }, finish_reason: null })];
+	for (const piece of slices(reply.thinking ?? ""))
+		chunks.push(chunk({ delta: { reasoning_content: piece }, finish_reason: null }));
 	const text = reply.text ?? "";
 	for (const piece of slices(text)) chunks.push(chunk({ delta: { content: piece }, finish_reason: null }));
 	for (const [position, call] of (reply.toolCalls ?? []).entries()) {
@@ -300,9 +306,9 @@ export function replyChunks(
 	return chunks;
 }
 
-/** Completion tokens the loopback reports for a reply: text plus each call's name and JSON arguments, at chars/4. */
+/** Completion tokens the loopback reports for a reply: reasoning, text, each call's name and JSON arguments, at chars/4. */
 export function replyCompletionTokens(reply: ScriptedReply): number {
-	let outputChars = reply.text ?? "";
+	let outputChars = (reply.thinking ?? "") + (reply.text ?? "");
 	for (const call of reply.toolCalls ?? []) outputChars += call.name + JSON.stringify(call.arguments);
 	return estimateOutputTokens(outputChars);
 }

@@ -173,6 +173,91 @@ export function simulatePromptCache(
 ): PromptCacheUsage {
 	let cachedChars = 0;
 	for (const earlier of earlierPrompts) cachedChars = Math.max(cachedChars, commonPrefixLength(prompt, earlier));
+	return promptCacheUsage(prompt, cachedChars, rules);
+}
+
+/** One distinct prompt line in the cache index; children are the lines that followed it in some prompt. */
+interface LineNode {
+	children: Map<string, LineNode>;
+	/** When a remembered prompt last passed through this prefix (ms; only read with a time-to-live). */
+	lastUsedAt: number;
+}
+
+/**
+ * The same longest-common-prefix cache as `simulatePromptCache`, indexed so a
+ * long session does not compare every prompt with every earlier one: the
+ * remembered prompts form a trie of their lines (a canonical prompt is one
+ * line per tool and message), a request walks it line by line, and only its
+ * first unmatched line is compared character by character with the lines
+ * that followed there. Lines hold no raw newline (canonical JSON escapes
+ * it), so that comparison can never run past the line, and the match equals
+ * the brute-force one exactly.
+ *
+ * With `ttlMs`, a prefix nothing has used for longer than that is gone (each
+ * remembered prompt refreshes its whole path), as a provider's cache expires;
+ * times are whatever clock the caller passes, e.g. recorded timestamps.
+ */
+export class PromptPrefixIndex {
+	private readonly root: LineNode = { children: new Map(), lastUsedAt: 0 };
+	private readonly ttlMs: number | undefined;
+
+	constructor(ttlMs?: number) {
+		this.ttlMs = ttlMs;
+	}
+
+	/** Characters of `prompt`'s longest prefix shared with any remembered prompt still alive at `at`. */
+	sharedChars(prompt: string, at = 0): number {
+		let node = this.root;
+		let matched = 0;
+		for (const line of promptLines(prompt)) {
+			const child = node.children.get(line);
+			if (child && this.alive(child, at)) {
+				matched += line.length;
+				node = child;
+				continue;
+			}
+			let partial = 0;
+			for (const [other, sibling] of node.children)
+				if (this.alive(sibling, at)) partial = Math.max(partial, commonPrefixLength(line, other));
+			return matched + partial;
+		}
+		return matched;
+	}
+
+	/** Remember an answered prompt at time `at`. */
+	remember(prompt: string, at = 0): void {
+		let node = this.root;
+		for (const line of promptLines(prompt)) {
+			let child = node.children.get(line);
+			if (!child) {
+				child = { children: new Map(), lastUsedAt: at };
+				node.children.set(line, child);
+			}
+			child.lastUsedAt = Math.max(child.lastUsedAt, at);
+			node = child;
+		}
+	}
+
+	private alive(node: LineNode, at: number): boolean {
+		return this.ttlMs === undefined || at - node.lastUsedAt <= this.ttlMs;
+	}
+}
+
+/** A canonical prompt's lines, each with its newline (the last one may lack it). */
+function promptLines(prompt: string): string[] {
+	const lines: string[] = [];
+	let start = 0;
+	while (start < prompt.length) {
+		const end = prompt.indexOf("\n", start);
+		const stop = end === -1 ? prompt.length : end + 1;
+		lines.push(prompt.slice(start, stop));
+		start = stop;
+	}
+	return lines;
+}
+
+/** Cache usage of `prompt` from a shared-prefix length, rounded by the provider's rules. */
+export function promptCacheUsage(prompt: string, cachedChars: number, rules: PromptCacheRules = {}): PromptCacheUsage {
 	return {
 		promptTokens: Math.ceil(prompt.length / CHARS_PER_TOKEN),
 		cachedTokens: roundCachedTokens(Math.floor(cachedChars / CHARS_PER_TOKEN), rules),

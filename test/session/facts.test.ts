@@ -7,13 +7,14 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { compileSummary } from "../../src/compaction/summary/compile.ts";
-import { normalizeBranch } from "../../src/compaction/summary/normalize.ts";
 import { deterministicBrief } from "../../src/fold/briefs/brief.ts";
 import { analyzeBranch, closedChapters } from "../../src/fold/lattice/units.ts";
-import { FILE_KINDS, fileTouchesByKind, spanFacts } from "../../src/session/facts.ts";
+import { FILE_KINDS, failureRecords, fileTouchesByKind, spanFacts } from "../../src/session/facts.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
+import { normalizeBranch } from "../../src/session/normalize.ts";
 import { isLeadIn, proseSentences } from "../../src/text/sentences.ts";
 import { scriptOf } from "../../src/text/tool-text.ts";
+import { SessionBuilder } from "../fixtures/compaction-events.ts";
 import { REAL_SESSIONS } from "../fixtures/session.ts";
 
 interface Chapter {
@@ -83,11 +84,49 @@ describe("one fact extractor", () => {
 		expect(ended).toBeGreaterThan(100);
 	});
 
-	it("names the script a command runs, for resolving failures by target", () => {
+	it("names the script a command runs, arguments included, without its cd prefix, redirections or output viewers", () => {
 		expect(scriptOf("cd /repo && npm run check 2>&1 | head -40")).toBe("npm run check");
-		expect(scriptOf('grep -n "agent_end" src/a.ts')).toBe("grep");
-		expect(scriptOf("FOO=1 npx tsx -e 'x'")).toBe("npx tsx");
-		expect(scriptOf("git checkout -b refactor")).toBe("git checkout");
+		expect(scriptOf('grep -n "agent_end|x" src/a.ts')).toBe('grep -n "agent_end|x" src/a.ts');
+		expect(scriptOf("FOO=1 npx tsx -e 'a && b'")).toBe("npx tsx -e 'a && b'");
+		expect(scriptOf("git checkout -b refactor")).toBe("git checkout -b refactor");
+		expect(scriptOf("npm test -- payments 2> /dev/null | tail -5")).toBe("npm test -- payments");
+		expect(scriptOf("npm test -- payments")).not.toBe(scriptOf("npm test -- utils"));
+		expect(scriptOf("python deploy.py --prod")).not.toBe(scriptOf("python scripts/lint_headers.py"));
+	});
+
+	it("marks a failure resolved only by a later success of the same command or the same file (brief and summary agree)", () => {
+		const b = new SessionBuilder();
+		b.user("ship it");
+		const [, deploy] = b.tool("1", "bash", { command: "python deploy.py --prod" }, { isError: true, output: "boom" });
+		b.tool("2", "bash", { command: "python scripts/lint_headers.py" });
+		const [, payments] = b.tool(
+			"3",
+			"bash",
+			{ command: "npm test -- payments" },
+			{ isError: true, output: "1 failed" },
+		);
+		b.tool("4", "bash", { command: "npm test -- utils" });
+		const [, edit] = b.tool("5", "edit", { path: "/r/a.ts", oldText: "x", newText: "y" }, { isError: true });
+		b.tool("6", "edit", { path: "/r/b.ts", oldText: "x", newText: "y" });
+		const [, check] = b.tool("7", "bash", { command: "npm run check" }, { isError: true, output: "TS2339" });
+		const [, checkOk] = b.tool("8", "bash", { command: "cd /r && npm run check 2>&1 | tail -3" });
+		const records = failureRecords(normalizeBranch(b.entries).events);
+		expect(records.map((record) => [record.failure.address, record.resolvedBy?.address])).toEqual([
+			[deploy, undefined],
+			[payments, undefined],
+			[edit, undefined],
+			[check, checkOk],
+		]);
+		expect(spanFacts(b.entries).errors.map((error) => [error.address, error.resolved])).toEqual([
+			[deploy, false],
+			[payments, false],
+			[edit, false],
+			[check, true],
+		]);
+		const outstanding = compileSummary({ entries: b.entries }).text.split("[Outstanding Context]")[1] ?? "";
+		expect(outstanding).toContain(`@${deploy} open bash: python deploy.py --prod`);
+		expect(outstanding).toContain(`@${payments} open bash: npm test -- payments`);
+		expect(outstanding).toContain(`@${check} resolved by @${checkOk} bash: npm run check`);
 	});
 });
 
@@ -96,11 +135,10 @@ describe("brief examples from the real logs (pinned)", () => {
 		const chapter = at("beforeCompaction", 13);
 		expect(
 			deterministicBrief({ id: "f-000000000001", kind: "chapter", entries: chapter.entries, cwd: chapter.cwd }),
-		).toBe(`Chapter f-000000000001: 4 entries, 1 user, 2 assistant, 1 tool call.
+		).toBe(`Chapter f-000000000001: 4 entries, 1 user, 2 assistant, 1 tool call; bash git checkout -b refactor.
 Ask: ok, create a branch refactor
 Ended: On branch \`refactor\` now.
 Commands: git checkout -b refactor → ok
-Tools: bash ×1
 Read exact source: active_context {"action":"peek","id":"f-000000000001"}
 Restore in place: active_context {"action":"expand","id":"f-000000000001"}`);
 	});

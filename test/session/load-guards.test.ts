@@ -1,8 +1,8 @@
 /**
  * Input guards of session loading (issue 11, break 9): parent-id cycles, a
  * size bound and a line-by-line reader, a nesting bound, malformed fields
- * skipped as bad lines, a UTF-8 BOM, a symlink loop. Each case aborted,
- * looped or misreported before the guard.
+ * skipped as bad lines, a UTF-8 BOM (refused, as Pi refuses it), a symlink
+ * loop. Each case aborted, looped or misreported before the guard.
  */
 
 import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
-import { CANONICAL_MAX_DEPTH, canonicalJson } from "../../src/session/canonical.ts";
+import { canonicalJson } from "../../src/session/canonical.ts";
 import {
 	jsonNestingDepth,
 	loadSessionFile,
@@ -118,7 +118,11 @@ describe("nesting bound", () => {
 		const path = file("deep.jsonl", `${[...rows, entry].join("\n")}\n`);
 		const session = loadSessionFile(path);
 		expect(session.diagnostics).toEqual([
-			{ line: 5, kind: "too-deep", message: `line 5: JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped)` },
+			{
+				line: 5,
+				kind: "too-deep",
+				message: `line 5: message JSON nested more than ${MAX_JSON_NESTING} levels deep (skipped: Pi cannot use it either)`,
+			},
 		]);
 		expect((await runCli(["report", "--no-replay", path])).code).toBe(0);
 	});
@@ -129,13 +133,31 @@ describe("nesting bound", () => {
 		expect(jsonNestingDepth(deep(200_000), 10)).toBe(11);
 	});
 
-	it("the canonical writer names a too-deep value and keeps normal bytes identical", () => {
-		const ok = JSON.parse(deep(CANONICAL_MAX_DEPTH)) as unknown;
-		expect(canonicalJson(ok)).toBe(JSON.stringify(ok));
+	it("keeps another extension's custom entry at any depth, as Pi does, so the branch is not cut at it", () => {
+		const rows = lines().map((row) => JSON.stringify(row));
+		const custom = `{"type":"custom","customType":"other","id":"e4","parentId":"e3","timestamp":"2026-01-01T00:00:00.000Z","data":${deep(100_000)}}`;
+		const after = JSON.stringify({
+			type: "message",
+			id: "e5",
+			parentId: "e4",
+			timestamp: "2026-01-01T00:00:00.000Z",
+			message: { role: "user", content: "after", timestamp: 0 },
+		});
+		const session = loadSessionFile(file("deep-custom.jsonl", `${[...rows, custom, after].join("\n")}\n`));
+		expect(session.diagnostics).toEqual([]);
+		expect(session.manager.getBranch().map((entry) => entry.id)).toEqual(["e1", "e2", "e3", "e4", "e5"]);
+	});
+
+	it("the canonical writer has bytes for any depth JSON.parse reads, identical to JSON.stringify for sorted input", () => {
+		for (const levels of [1, 1_024, 100_000]) {
+			const text = deep(levels);
+			expect(canonicalJson(JSON.parse(text))).toBe(text);
+		}
 		expect(canonicalJson({ b: [1, { d: null, c: "x" }], a: undefined })).toBe('{"b":[1,{"c":"x","d":null}]}');
-		expect(() => canonicalJson(JSON.parse(deep(100_000)))).toThrow(
-			new RangeError(`canonicalJson: value nests deeper than ${CANONICAL_MAX_DEPTH} levels; it has no canonical form`),
+		expect(canonicalJson([undefined, () => 1, { toJSON: () => ({ z: 1, y: [Number.NaN] }) }])).toBe(
+			'[null,null,{"y":[null],"z":1}]',
 		);
+		expect(canonicalJson(undefined)).toBe("null");
 	});
 });
 
@@ -189,13 +211,48 @@ describe("malformed fields are bad lines, not aborts", () => {
 	});
 });
 
+describe("one very long line", () => {
+	it("is searched for line ends once: characters scanned stay linear in its size (the reader re-split it per chunk)", () => {
+		const size = 8 * 1024 * 1024;
+		const header = JSON.stringify(sessionHeader());
+		const entry = JSON.stringify({ type: "custom", customType: "x", id: "e1", parentId: null, data: "y".repeat(size) });
+		const path = file("long-line.jsonl", `${header}\n${entry}\n`);
+		// Every character the reader searches for a newline passes one of these, on the string it searches.
+		let scanned = 0;
+		const split = String.prototype.split;
+		const indexOf = String.prototype.indexOf;
+		String.prototype.split = function (this: string, ...args: Parameters<typeof split>) {
+			scanned += this.length;
+			return split.apply(this, args);
+		} as typeof split;
+		String.prototype.indexOf = function (this: string, ...args: Parameters<typeof indexOf>) {
+			scanned += this.length;
+			return indexOf.apply(this, args);
+		};
+		let entries: number;
+		try {
+			entries = loadSessionFile(path).entries.length;
+		} finally {
+			String.prototype.split = split;
+			String.prototype.indexOf = indexOf;
+		}
+		expect(entries).toBe(1);
+		// Before: the pending line was split again with every 1 MiB chunk, 4.5 times its size here (quadratic).
+		expect(scanned).toBeLessThan(2 * size);
+	});
+});
+
 describe("file-level guards", () => {
-	it("accepts a UTF-8 byte order mark", () => {
+	it("refuses a file that starts with a UTF-8 byte order mark, as Pi does, and says so (test/e2e/host-quirks pins Pi)", async () => {
 		const text = `\uFEFF${jsonl(lines())}`;
-		expect(loadSessionText(text).entries).toHaveLength(3);
-		const session = loadSessionFile(file("bom.jsonl", text));
-		expect(session.header.id).toBe(sessionHeader().id);
-		expect(session.diagnostics).toEqual([]);
+		expect(() => loadSessionText(text)).toThrowError(expect.objectContaining({ code: "byte-order-mark" }));
+		const path = file("bom.jsonl", text);
+		for (const command of ["report", "verify"]) {
+			const result = await runCli([command, path]);
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain("starts with a UTF-8 byte order mark (BOM), so Pi 1.6.0 refuses to open it");
+			expect(result.stderr).toContain("sed -i '1s/^\\xEF\\xBB\\xBF//'");
+		}
 	});
 
 	it("names a symlink loop (ELOOP), not a missing file", async () => {

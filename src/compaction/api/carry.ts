@@ -6,8 +6,8 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import { isPlainRecord } from "../records/record-guards.ts";
 
 /** Custom entry type of a carry-forward change (pi-fold's own record, not a pi-fabric wire name). */
 export const CARRY_ENTRY_TYPE = "pi-fold.compaction-carry";

@@ -30,6 +30,12 @@ export interface CompactorState {
 	claim: CompactionApi["claim"];
 	/** Mark a requested compaction as in flight (cancellable until it starts). */
 	requested(): void;
+	/**
+	 * The requested compaction ended (done, cancelled, or refused by Pi before
+	 * any handler saw it): nothing of it is pending, and a cancel armed for it
+	 * is dropped, so it never cancels a later compaction.
+	 */
+	requestEnded(): void;
 	/** Cancel a requested or automatic compaction that has not started; true when there was one. */
 	cancelPending(): boolean;
 }
@@ -53,8 +59,14 @@ export function createCompactionApi(pi: Pick<ExtensionAPI, "appendEntry">, state
 			state.requested();
 			ctx.compact({
 				...(customInstructions !== undefined ? { customInstructions } : {}),
-				...(request.onComplete ? { onComplete: () => request.onComplete?.() } : {}),
-				...(request.onError ? { onError: (error: Error) => request.onError?.(error) } : {}),
+				onComplete: () => {
+					state.requestEnded();
+					request.onComplete?.();
+				},
+				onError: (error: Error) => {
+					state.requestEnded();
+					request.onError?.(error);
+				},
 			});
 			return { ok: true, ...(customInstructions !== undefined ? { customInstructions } : {}) };
 		},

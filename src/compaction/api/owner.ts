@@ -10,8 +10,8 @@
  */
 
 import type { CompactionEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 import { DETAILS_COMPACTOR_TAG } from "../records/details.ts";
-import { isPlainRecord } from "../records/record-guards.ts";
 
 export type CompactionOwner = "none" | "fabric" | "external" | "pi";
 

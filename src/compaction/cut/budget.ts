@@ -55,6 +55,24 @@
  * keepRecentTokens) on purpose: a manual /compact must keep the latest turn
  * raw whenever it fits.
  *
+ * Floor. The reserve ceiling can lie below anything a compaction can reach:
+ * Pi's default reserveTokens (16,384) on a 20,000-token window leaves 3,254
+ * tokens, and on overflow 90% of the failed size less reserveTokens leaves
+ * nothing when the request was under 18,205 tokens, while the fixed context
+ * plus a compact-all summary of a long session is more. Cancelling then left
+ * the session stuck: every threshold compaction, `/compact` and overflow
+ * recovery cancelled. So when the smallest compaction (compact-all, or a
+ * kept tail of entries that project to nothing, such as the failed reply Pi
+ * omits before overflow recovery) still misses the target, it is accepted if
+ * it stays within the floor: 90% of the working window
+ * (`SAFE_WINDOW_FRACTION`, no reserve) and the reduction ceiling, so it fits
+ * the window the model has and always shrinks the context. It leaves less room than reserveTokens asks for, which
+ * no compaction could give; the caller tells the user (`fitsAfterSummary`
+ * reports `atFloor`). Past the floor it still cancels. Pi's own threshold
+ * (window − reserveTokens) may then fire again after the next turn; each such
+ * compaction must still shrink the context by the reduction margin, so none
+ * repeats without growth in between.
+ *
  * Without model metadata (no window, or no positive tokensBefore) the legacy
  * fallback applies: the earliest whole-turn (user/custom) cut whose structural
  * tail fits keepRecentTokens, else the earliest such cut at any candidate,
@@ -137,6 +155,8 @@ export interface ContinuityBudget {
 	continuityTargetTokens: number;
 	/** min(continuity target, every ceiling). */
 	targetContextTokens: number;
+	/** The floor a compact-all summary may use when it cannot meet the target; see the module comment. */
+	floorCeilingTokens: number;
 	bindingConstraint: BindingConstraint;
 	reserveTokens: number;
 	keepRecentTokens: number;
@@ -346,6 +366,7 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 	};
 	// The ceilings bound what may be kept; keepRecentTokens is the floor Pi keeps when it fits under them.
 	const targetContextTokens = Math.min(limits.occupancy, limits.reserve, limits.reduction);
+	const floorCeilingTokens = Math.min(floorTokens(effectiveWindow * SAFE_WINDOW_FRACTION), limits.reduction);
 	const rawTailTokenBudget = floorTokens(
 		Math.max(0, targetContextTokens - fixedOverheadTokens - reservation) / tokenScale,
 	);
@@ -369,6 +390,7 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 			reductionCeilingTokens: limits.reduction,
 			continuityTargetTokens: limits.continuity,
 			targetContextTokens,
+			floorCeilingTokens,
 			bindingConstraint: bindingConstraint ?? "continuity",
 			reserveTokens,
 			keepRecentTokens,
@@ -394,8 +416,10 @@ export interface SummaryFit {
 	summaryTokens: number;
 	/** Calibrated projection after compaction; absent in the fallback. */
 	projectedTokensAfter?: number;
-	/** The target it must not exceed; absent in the fallback. */
+	/** The target it must not exceed (the floor when `atFloor`); absent in the fallback. */
 	limitTokens?: number;
+	/** Accepted at the floor: a compact-all that misses the target but fits the floor, leaving less room than asked. */
+	atFloor?: { targetTokens: number; binding: BindingConstraint; reserveTokens: number; contextWindow: number };
 }
 
 /**
@@ -420,8 +444,25 @@ export function fitsAfterSummary(
 		budget.retainedRawTokens,
 		summaryTokens,
 	);
+	const fitsTarget = projectedTokensAfter <= budget.targetContextTokens;
+	// The smallest compaction: nothing kept that costs tokens (compact-all, or a tail of emptied entries only).
+	const smallest = plan.compactAll || plan.retainedRawTokens === 0;
+	if (withinSummaryBound && !fitsTarget && smallest && projectedTokensAfter <= budget.floorCeilingTokens) {
+		return {
+			fits: true,
+			summaryTokens,
+			projectedTokensAfter,
+			limitTokens: budget.floorCeilingTokens,
+			atFloor: {
+				targetTokens: budget.targetContextTokens,
+				binding: budget.bindingConstraint,
+				reserveTokens: budget.reserveTokens,
+				contextWindow: budget.contextWindow,
+			},
+		};
+	}
 	return {
-		fits: withinSummaryBound && projectedTokensAfter <= budget.targetContextTokens,
+		fits: withinSummaryBound && fitsTarget,
 		summaryTokens,
 		projectedTokensAfter,
 		limitTokens: budget.targetContextTokens,

@@ -266,8 +266,8 @@ export class CompactionHooks implements CompactorState {
 				return { cancel: true };
 			case "compaction":
 				marked[COMPACTOR_CLAIM_MARKER] = true;
-				if (outcome.plan.compactAll && !quiet)
-					notify(ctx, keptNote(outcome.plan, event.branchEntries), "warning", this.log);
+				if (!quiet && (outcome.notice !== undefined || outcome.plan.compactAll))
+					notify(ctx, outcome.notice ?? keptNote(outcome.plan, event.branchEntries), "warning", this.log);
 				return { compaction: outcome.result };
 		}
 	}
@@ -366,6 +366,11 @@ export class CompactionHooks implements CompactorState {
 		this.requestPending = true;
 	}
 
+	requestEnded(): void {
+		this.requestPending = false;
+		if (this.autoPending === undefined) this.cancelArmed = false;
+	}
+
 	cancelPending(): boolean {
 		if (!this.requestPending && this.autoPending === undefined) return false;
 		this.cancelArmed = true;
@@ -414,6 +419,8 @@ export class CompactionHooks implements CompactorState {
 	private finishAuto(outcome: "compacted" | "failed"): void {
 		if (this.autoPending === undefined) return;
 		this.autoPending = undefined;
+		// A cancel armed for this compaction ends with it (Pi may refuse it before any handler runs).
+		if (!this.requestPending) this.cancelArmed = false;
 		if (this.lastAuto?.outcome === "pending") this.lastAuto = { ...this.lastAuto, outcome };
 	}
 

@@ -16,7 +16,7 @@
  *   omission marker's entry range of that kind; rendered items plus marker
  *   counts equal the source's distinct paths per kind.
  * - `failures:addresses`: every failed tool result, failed user bash run and
- *   failed nested operation is rendered at its address in
+ *   failed nested operation (a search that found nothing is no failure) is rendered at its address in
  *   `[Outstanding Context]` or lies inside an omission marker's range; items
  *   plus marker counts equal the number of failures.
  *
@@ -24,12 +24,13 @@
  * length) are shared, since the rendered form must be matched exactly.
  */
 
-import { FILE_ACTIONS, OUTER_FABRIC_TOOL } from "../../session/facts.ts";
+import type { NormalizedEvent } from "../../session/events.ts";
+import { FILE_ACTIONS, OUTER_FABRIC_TOOL, SHELL_ACTIONS } from "../../session/facts.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
+import { appendedExitCode, searchFoundNothing } from "../../text/tool-text.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import { isPlainRecord } from "../records/record-guards.ts";
 import { DIALOGUE_HEADER } from "../summary/dialogue.ts";
 import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
-import type { NormalizedEvent } from "../summary/events.ts";
 import {
 	ACTIVITY_HEADER,
 	HISTORICAL_HEADER,
@@ -38,6 +39,7 @@ import {
 	TURNS_HEADER,
 } from "../summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../summary/projections-files.ts";
+import { PLAN_HEADER } from "../summary/projections-plan.ts";
 import { CARRY_FORWARD_HEADER, FOOTER_HEADER } from "../summary/render.ts";
 import { ELLIPSIS, oneLine, renderAddress } from "../summary/render-text.ts";
 import { REQUEST_BLOCK_HEADER } from "../summary/request-render.ts";
@@ -45,10 +47,12 @@ import { REQUEST_BLOCK_HEADER } from "../summary/request-render.ts";
 /**
  * Block ceilings from the spec's "Bounded sections" table (UTF-8 bytes,
  * headers included). Carry Forward is bounded to 3 KiB in the spec's section
- * list; annotations are not in the spec and take the enricher block's bound.
+ * list; annotations and the current turn plan are not in the spec and take
+ * the renderer's bounds.
  */
 export const SPEC_BLOCK_CEILINGS: Readonly<Record<string, number>> = {
 	[DIALOGUE_HEADER]: 12288,
+	[PLAN_HEADER]: 3072,
 	[HISTORICAL_HEADER]: 4096,
 	[REQUEST_BLOCK_HEADER]: 3072,
 	[CARRY_FORWARD_HEADER]: 3072,
@@ -138,13 +142,30 @@ function sourceFiles(events: readonly NormalizedEvent[]): Map<FileKind, Map<stri
 	return files;
 }
 
-/** Failed tool results, user bash runs and nested operations, read straight from the events. */
+/** The typed shell command of a tool result's call, if it has one. */
+function shellCommand(event: NormalizedEvent & { kind: "toolResult" }): string | undefined {
+	const command = SHELL_ACTIONS[event.toolName] ? event.call?.args?.command : undefined;
+	return typeof command === "string" ? command : undefined;
+}
+
+/**
+ * Failed tool results, user bash runs and nested operations, read straight
+ * from the events; a shell search that found nothing (grep exiting 1) is an
+ * answer, not a failure.
+ */
 function sourceFailures(events: readonly NormalizedEvent[]): Addressed[] {
 	const failures: Addressed[] = [];
+	const searchedNothing = (command: string | undefined, exitCode: number | undefined): boolean =>
+		command !== undefined && searchFoundNothing(command, exitCode);
 	for (const event of events) {
 		const failed =
-			(event.kind === "toolResult" && event.isError && event.toolName !== OUTER_FABRIC_TOOL) ||
-			(event.kind === "bash" && (event.cancelled || (event.exitCode !== undefined && event.exitCode !== 0))) ||
+			(event.kind === "toolResult" &&
+				event.isError &&
+				event.toolName !== OUTER_FABRIC_TOOL &&
+				!searchedNothing(shellCommand(event), appendedExitCode(event.errorText ?? ""))) ||
+			(event.kind === "bash" &&
+				(event.cancelled ||
+					(event.exitCode !== undefined && event.exitCode !== 0 && !searchedNothing(event.command, event.exitCode)))) ||
 			(event.kind === "fabricOperation" && event.outcome !== "succeeded");
 		if (failed) failures.push({ address: event.address, entryIndex: event.entryIndex });
 	}

@@ -16,10 +16,10 @@
  * own. The score is the fraction of probes that pass.
  */
 
+import type { NormalizedEvent } from "../../session/events.ts";
 import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../text/utf8.ts";
 import { ASSISTANT_RESPONSE_LABEL, DIALOGUE_HEADER, FINAL_ANSWER_LABEL } from "../summary/dialogue.ts";
 import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
-import type { NormalizedEvent } from "../summary/events.ts";
 import { projectSummary } from "../summary/projections.ts";
 import {
 	ACTIVITY_HEADER,
@@ -30,6 +30,7 @@ import {
 } from "../summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../summary/projections-files.ts";
 import { sampleIndices, type ViewBlock, type ViewGroup } from "../summary/projections-model.ts";
+import { PLAN_HEADER } from "../summary/projections-plan.ts";
 import {
 	CARRY_FORWARD_HEADER,
 	FOOTER_HEADER,
@@ -84,6 +85,7 @@ export interface QaReport {
 /** Section headers in render order; dialogue and historical come before any user-data block. */
 const HEADERS = [
 	DIALOGUE_HEADER,
+	PLAN_HEADER,
 	HISTORICAL_HEADER,
 	REQUEST_BLOCK_HEADER,
 	CARRY_FORWARD_HEADER,
@@ -97,7 +99,7 @@ const HEADERS = [
 	FOOTER_HEADER,
 ];
 /** Headers located by first occurrence; the rest by last occurrence, so a request block quoting a header cannot shadow them. */
-const FIRST_OCCURRENCE = new Set([DIALOGUE_HEADER, HISTORICAL_HEADER]);
+const FIRST_OCCURRENCE = new Set([DIALOGUE_HEADER, PLAN_HEADER, HISTORICAL_HEADER]);
 
 /** Split rendered text into sections keyed by header (lines after the header line). */
 export function splitSections(text: string): Map<string, string[]> {
@@ -229,17 +231,15 @@ export function runQa(text: string, input: QaInput): QaReport {
 	const carry = renderCarryForward(input.carryForward).text;
 	if (carry) probes.push(probe("carry", "carry", text.includes(carry) ? undefined : "carry-forward block missing"));
 
-	for (const block of projection.blocks) {
-		for (const group of block.groups) {
-			if (group.items.length === 0) continue;
-			probes.push(
-				probe(
-					`${block.key}:${group.key}`,
-					"collection",
-					checkGroup(sections.get(block.header), block, group, sourceIds),
-				),
-			);
-		}
+	for (const block of [projection.plan, ...projection.blocks]) {
+		const groups = block.groups.filter((group) => group.items.length > 0);
+		groups.forEach((group, index) => {
+			// Groups sharing a key (open and resolved failures) are told apart by their label.
+			const shared = groups.some((other, at) => at !== index && other.key === group.key);
+			const id = `${block.key}:${group.key}${shared && group.label ? `:${group.label.replace(/:$/, "").toLowerCase()}` : ""}`;
+			const failure = checkGroup(sections.get(block.header), block, group, sourceIds);
+			probes.push(probe(id, "collection", failure));
+		});
 	}
 
 	const source = input.events.slice(0, input.cutEventIndex);

@@ -15,9 +15,9 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { isCount, isNonEmptyString, isPlainRecord, isStringArray, own } from "../../session/records/record-guards.ts";
+import { readSourceHashes, type SourceHashes } from "../../session/records/source-hashes.ts";
 import { MAX_PRESERVE_ITEMS } from "./instructions.ts";
-import { isCount, isNonEmptyString, isPlainRecord, isStringArray, own } from "./record-guards.ts";
-import { readSourceHashes, type SourceHashes } from "./source-hashes.ts";
 
 import { DETAILS_COMPACTOR_TAG } from "./wire.ts";
 

@@ -9,8 +9,8 @@
 
 /** `details.compactor` of every compaction this compactor writes. */
 export const DETAILS_COMPACTOR_TAG = "fabric";
-/** `details.kind` of a deterministic `/tree` branch-summary envelope. */
-export const BRANCH_SUMMARY_KIND = "pi-fabric.branch-summary";
+/** `details.kind` of a deterministic `/tree` branch-summary envelope (defined with the envelope's reader). */
+export { BRANCH_SUMMARY_KIND } from "../../session/records/branch-details.ts";
 /** Exact custom-instruction sentinel that hands a compaction to pi-vcc. */
 export const PI_VCC_SENTINEL = "__pi_vcc__";
 /** Reserved namespace of the typed compaction request protocol. */

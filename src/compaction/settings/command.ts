@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import type { ExtensionAPI, ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import { showOutput } from "../../host/output.ts";
-import { isPlainRecord } from "../records/record-guards.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 import {
 	effectiveSettingsText,
 	OCCUPANCY_PERCENT_BOUNDS,

@@ -10,7 +10,7 @@
  * Every other key of the file is kept as it was.
  */
 
-import { isPlainRecord } from "../records/record-guards.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 import {
 	type CompactorSettings,
 	MAX_TARGET_CONTEXT_RATIO,

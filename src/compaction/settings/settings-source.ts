@@ -20,7 +20,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONFIG_DIR_NAME, getAgentDir } from "@earendil-works/pi-coding-agent";
-import { isPlainRecord } from "../records/record-guards.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 import {
 	type CompactionEngine,
 	type PressureBands,

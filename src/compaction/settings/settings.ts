@@ -9,7 +9,7 @@
  * Pi's default so the continuity budget has one source of settings.
  */
 
-import { isPlainRecord } from "../records/record-guards.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 
 export type CompactionEngine = "fabric" | "pi";
 

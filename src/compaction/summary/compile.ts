@@ -11,10 +11,10 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { NormalizationCounts } from "../../session/events.ts";
+import { normalizeBranch } from "../../session/normalize.ts";
 import type { QaInput } from "../qa/qa.ts";
 import { BUILT_IN_ENRICHERS, type CompactionEnricher, runEnrichers } from "./enrichers.ts";
-import type { NormalizationCounts } from "./events.ts";
-import { normalizeBranch } from "./normalize.ts";
 import { projectSummary } from "./projections.ts";
 import { type FooterInput, type OmittedCounts, renderSummary } from "./render.ts";
 
@@ -83,6 +83,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 	};
 	const rendered = renderSummary({
 		dialogue: projection.dialogue,
+		plan: projection.plan,
 		blocks: [...projection.blocks, enrichment.block],
 		...(input.requestBlock !== undefined ? { requestBlock: input.requestBlock } : {}),
 		...(input.carryForward !== undefined ? { carryForward: input.carryForward } : {}),

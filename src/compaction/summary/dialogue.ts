@@ -21,8 +21,8 @@
  * keeps its head and tail around an explicit omitted-byte marker.
  */
 
+import type { AssistantEvent, NormalizedEvent, UserEvent } from "../../session/events.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import type { AssistantEvent, NormalizedEvent, UserEvent } from "./events.ts";
 import { excerptMiddle, multiLine, renderAddress } from "./render-text.ts";
 
 export const DIALOGUE_HEADER = "[Recent user directions and discussion]";

@@ -9,7 +9,7 @@
  * enricher that throws contributes nothing and is counted.
  */
 
-import type { NormalizedEvent } from "./events.ts";
+import type { NormalizedEvent } from "../../session/events.ts";
 import type { ViewBlock, ViewItem } from "./projections-model.ts";
 import { boundedOneLine, identifierLabel, renderAddress } from "./render-text.ts";
 

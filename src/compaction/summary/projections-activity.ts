@@ -6,8 +6,8 @@
  * line or whitespace-collapsed), bounded and quoted; it is never interpreted.
  */
 
-import { FABRIC_EXEC_TOOL_NAME } from "../records/fabric-trace.ts";
-import type { FabricRunEvent, NormalizedEvent } from "./events.ts";
+import type { FabricRunEvent, NormalizedEvent } from "../../session/events.ts";
+import { FABRIC_EXEC_TOOL_NAME } from "../../session/records/fabric-trace.ts";
 import { argsLabel, FILE_SYSTEM_REFS, fileKindOf, operationsOf, SHELL_ACTIONS } from "./projections-files.ts";
 import {
 	EARLIER_TURN_LIMIT,

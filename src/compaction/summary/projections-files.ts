@@ -10,9 +10,15 @@
  * failure facts; their nested operations do.
  */
 
-import { FILE_KINDS, type FileKind, failureRecords, fileTouchesByKind } from "../../session/facts.ts";
+import type { NormalizedEvent } from "../../session/events.ts";
+import {
+	type FailureRecord,
+	FILE_KINDS,
+	type FileKind,
+	failureRecords,
+	fileTouchesByKind,
+} from "../../session/facts.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import type { NormalizedEvent } from "./events.ts";
 import {
 	FILE_LIMIT_PER_KIND,
 	type OmissionKey,
@@ -105,22 +111,49 @@ export function projectFiles(events: readonly NormalizedEvent[]): ViewBlock {
 	};
 }
 
+export const OPEN_FAILURES_LABEL = "Open:";
+export const RESOLVED_FAILURES_LABEL = "Resolved:";
+
+function failureItem({ failure, resolvedBy }: FailureRecord): ViewItem {
+	const state = resolvedBy ? `resolved by ${renderAddress(resolvedBy.address)}` : "open";
+	return {
+		entryId: failure.entryId,
+		lead: `${renderAddress(failure.address)} ${state} ${identifierLabel(failure.tool)}: `,
+		text: failure.errorText ? `${failure.label} → "${failure.errorText}"` : failure.label,
+		trail: "",
+		keep: "start",
+		textRequired: true,
+	};
+}
+
+/**
+ * Failures still open first, then resolved ones. The two share the spec's 32
+ * operation-state records; resolved ones are listed only when every open one
+ * is, else counted by their omission marker, so an open failure is never
+ * sampled out while a resolved one is listed.
+ */
 export function projectOutstanding(events: readonly NormalizedEvent[]): ViewBlock {
-	const items = failureRecords(events).map(({ failure, resolvedBy }): ViewItem => {
-		const state = resolvedBy ? `resolved by ${renderAddress(resolvedBy.address)}` : "open";
-		return {
-			entryId: failure.entryId,
-			lead: `${renderAddress(failure.address)} ${state} ${identifierLabel(failure.tool)}: `,
-			text: failure.errorText ? `${failure.label} → "${failure.errorText}"` : failure.label,
-			trail: "",
-			keep: "start",
-			textRequired: true,
-		};
+	const records = failureRecords(events);
+	const open = records.filter((record) => record.resolvedBy === undefined).map(failureItem);
+	const resolved = records.filter((record) => record.resolvedBy !== undefined).map(failureItem);
+	const group = (label: string, items: ViewItem[], limit: number): ViewGroup => ({
+		key: "operations",
+		label,
+		items,
+		limit,
+		mode: "earliest-latest",
+		maxTextBytes: 512,
 	});
 	return {
 		key: "outstanding",
 		header: OUTSTANDING_HEADER,
 		prelude: [],
-		groups: [{ key: "operations", items, limit: OPERATION_STATE_LIMIT, mode: "earliest-latest", maxTextBytes: 512 }],
+		groups: [
+			group(OPEN_FAILURES_LABEL, open, OPERATION_STATE_LIMIT),
+			{
+				...group(RESOLVED_FAILURES_LABEL, resolved, Math.max(0, OPERATION_STATE_LIMIT - open.length)),
+				afterCompleteGroups: true,
+			},
+		],
 	};
 }

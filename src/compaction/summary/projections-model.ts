@@ -27,9 +27,11 @@ export type OmissionKey =
 	| "turns"
 	| "transcript"
 	| "annotations"
-	| "status";
+	| "status"
+	| "plan";
 
 export type BlockKey =
+	| "plan"
 	| "historical"
 	| "files"
 	| "activity"
@@ -68,6 +70,13 @@ export interface ViewGroup {
 	mode: SampleMode;
 	/** Upper bound for one item's text, in UTF-8 bytes. */
 	maxTextBytes: number;
+	/**
+	 * Listed only when every earlier group of the block is listed whole;
+	 * otherwise its omission marker alone counts it. Open failures come
+	 * before resolved ones this way: a resolved failure is never listed while
+	 * an open one is sampled out.
+	 */
+	afterCompleteGroups?: boolean;
 }
 
 export interface ViewBlock {
@@ -83,6 +92,25 @@ export interface Sample {
 	kept: number[];
 	/** Half-open range of omitted indices, when any. */
 	omitted?: { start: number; end: number };
+}
+
+/**
+ * Items each group of a block keeps for a common per-group limit `k`: at
+ * most its own limit, all of them for `all`, none for an
+ * `afterCompleteGroups` group while an earlier group is sampled.
+ */
+export function groupSampleSizes(groups: readonly ViewGroup[], k: number): number[] {
+	let earlierComplete = true;
+	return groups.map((group) => {
+		const size =
+			group.mode === "all"
+				? group.items.length
+				: group.afterCompleteGroups && !earlierComplete
+					? 0
+					: Math.min(group.limit, k, group.items.length);
+		if (size < group.items.length) earlierComplete = false;
+		return size;
+	});
 }
 
 /** Deterministic sample of `k` out of `n` items. Earliest-plus-latest favours the latest on odd `k`. */

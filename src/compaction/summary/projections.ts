@@ -1,14 +1,14 @@
 /**
- * All summary projections: typed events → protected dialogue plus the bounded
- * historical view blocks, in render order.
+ * All summary projections: typed events → protected dialogue and current-turn
+ * plan plus the bounded historical view blocks, in render order.
  *
  * A projection is a pure function of normalized events. Each block holds its
  * complete ordered collections; the renderer picks how many items fit, and
  * QA recomputes the same collections from events to check what was rendered.
  */
 
+import type { NormalizedEvent } from "../../session/events.ts";
 import { type RenderedDialogue, renderDialogue } from "./dialogue.ts";
-import type { NormalizedEvent } from "./events.ts";
 import {
 	projectActivity,
 	projectHistoricalRequests,
@@ -18,9 +18,12 @@ import {
 } from "./projections-activity.ts";
 import { projectFiles, projectOutstanding } from "./projections-files.ts";
 import type { ViewBlock } from "./projections-model.ts";
+import { projectCurrentTurnPlan } from "./projections-plan.ts";
 
 export interface SummaryProjection {
 	dialogue: RenderedDialogue;
+	/** The plan of the turn the cut falls inside; protected like the dialogue. */
+	plan: ViewBlock;
 	/** Historical blocks in render order (request/carry-forward/footer are rendered separately). */
 	blocks: ViewBlock[];
 }
@@ -39,6 +42,7 @@ export function projectSummary(events: readonly NormalizedEvent[], cutEventIndex
 	);
 	return {
 		dialogue,
+		plan: projectCurrentTurnPlan(events, cutEventIndex),
 		blocks: [
 			projectHistoricalRequests(source, dialogueUsers),
 			projectFiles(source),

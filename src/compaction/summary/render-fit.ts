@@ -12,6 +12,7 @@
 
 import { utf8ByteLength } from "../../text/utf8.ts";
 import {
+	groupSampleSizes,
 	type OmissionKey,
 	type Sample,
 	sampleIndices,
@@ -71,22 +72,21 @@ interface Layout {
 }
 
 function layoutFor(block: ViewBlock, perGroupLimit: number): Layout[] {
-	return block.groups
-		.filter((group) => group.items.length > 0)
-		.map((group) => {
-			const k = group.mode === "all" ? group.items.length : Math.min(group.limit, perGroupLimit);
-			const sample = sampleIndices(group.items.length, k, group.mode);
-			const omitted = sample.omitted;
-			const first = omitted ? group.items[omitted.start] : undefined;
-			const last = omitted ? group.items[omitted.end - 1] : undefined;
-			return {
-				group,
-				sample,
-				...(omitted && first && last
-					? { marker: omissionMarker(omitted.end - omitted.start, first.entryId, last.entryId) }
-					: {}),
-			};
-		});
+	const groups = block.groups.filter((group) => group.items.length > 0);
+	const sizes = groupSampleSizes(groups, perGroupLimit);
+	return groups.map((group, index) => {
+		const sample = sampleIndices(group.items.length, sizes[index] ?? 0, group.mode);
+		const omitted = sample.omitted;
+		const first = omitted ? group.items[omitted.start] : undefined;
+		const last = omitted ? group.items[omitted.end - 1] : undefined;
+		return {
+			group,
+			sample,
+			...(omitted && first && last
+				? { marker: omissionMarker(omitted.end - omitted.start, first.entryId, last.entryId) }
+				: {}),
+		};
+	});
 }
 
 function renderLayout(block: ViewBlock, layout: readonly Layout[], cap: number): string {
@@ -108,7 +108,7 @@ function renderLayout(block: ViewBlock, layout: readonly Layout[], cap: number):
 function omittedCounts(layout: readonly Layout[]): Partial<Record<OmissionKey, number>> {
 	const counts: Partial<Record<OmissionKey, number>> = {};
 	for (const { group, sample } of layout) {
-		counts[group.key] = sample.omitted ? sample.omitted.end - sample.omitted.start : 0;
+		counts[group.key] = (counts[group.key] ?? 0) + (sample.omitted ? sample.omitted.end - sample.omitted.start : 0);
 	}
 	return counts;
 }

@@ -7,13 +7,15 @@
  * from one place.
  */
 
-import { boundedOneLine } from "../../text/lines.ts";
+import { boundedIdentifier } from "../../text/lines.ts";
 import { truncateUtf8, truncateUtf8Start, utf8ByteLength } from "../../text/utf8.ts";
 
 export {
 	boundedOneLine,
 	ELLIPSIS,
 	firstLine,
+	IDENTIFIER_MAX_BYTES,
+	identifierLabel,
 	multiLine,
 	ONE_LINE_MAX_BYTES,
 	oneLine,
@@ -23,8 +25,6 @@ export {
 
 /** Rendered entry ids and nested addresses are cut to this many UTF-8 bytes (after the `@`). */
 export const ADDRESS_MAX_BYTES = 128;
-/** Custom-message types, tool names, refs, call ids and enricher ids are cut to this many UTF-8 bytes. */
-export const IDENTIFIER_MAX_BYTES = 128;
 
 /**
  * The one way a source address reaches rendered text: `@` plus the address on
@@ -34,20 +34,6 @@ export const IDENTIFIER_MAX_BYTES = 128;
  */
 export function renderAddress(address: string): string {
 	return `@${boundedIdentifier(address, ADDRESS_MAX_BYTES)}`;
-}
-
-/** A typed identifier (custom type, tool name, ref, call id) as one bounded line; cut with an ellipsis. */
-export function identifierLabel(identifier: string): string {
-	return boundedIdentifier(identifier, IDENTIFIER_MAX_BYTES);
-}
-
-/** Visible ASCII without spaces: already one sanitized line, one byte per character. */
-const PLAIN_IDENTIFIER = /^[\x21-\x7e]*$/;
-
-function boundedIdentifier(text: string, maxBytes: number): string {
-	// Fast path for the usual id or name; the result is what `boundedOneLine` would return.
-	if (text.length <= maxBytes && PLAIN_IDENTIFIER.test(text)) return text;
-	return boundedOneLine(text, maxBytes);
 }
 
 /** Explicit marker for protected text that lost bytes. */

@@ -1,10 +1,10 @@
 /**
  * Assemble the bounded summary text from its blocks.
  *
- * Order: recent dialogue, historical requests, compaction request, carry
- * forward, files, Fabric activity, outstanding context, earlier turns,
- * current status, (enricher annotations), transcript, footer. Protected
- * blocks (dialogue, request, carry forward) and the footer render first; the
+ * Order: recent dialogue, current turn plan, historical requests, compaction
+ * request, carry forward, files, Fabric activity, outstanding context, earlier
+ * turns, current status, (enricher annotations), transcript, footer. Protected
+ * blocks (dialogue, plan, request, carry forward) and the footer render first; the
  * historical blocks share what remains of the 32 KiB ceiling. When their
  * capped demand fits, each keeps its own ceiling. Under pressure each keeps
  * its minimal form (header, labels, omission markers, fixed lines) plus a
@@ -29,6 +29,7 @@ export const SUMMARY_MAX_BYTES = 32 * 1024;
 /** Per-block UTF-8 ceilings; each includes its header line. */
 export const BLOCK_CEILINGS = {
 	dialogue: 12288,
+	plan: 3072,
 	historical: 4096,
 	request: 3072,
 	carry: 3072,
@@ -49,6 +50,7 @@ export const SECTION_SEPARATOR = "\n\n";
 /** Render order of every block. */
 export const BLOCK_ORDER = [
 	"dialogue",
+	"plan",
 	"historical",
 	"request",
 	"carry",
@@ -69,6 +71,7 @@ export type OmittedCounts = Record<Exclude<OmissionKey, "status"> | "dialogueByt
 
 export function emptyOmittedCounts(): OmittedCounts {
 	return {
+		plan: 0,
 		goal: 0,
 		filesCreated: 0,
 		filesWritten: 0,
@@ -194,6 +197,8 @@ export function renderCarryForward(items: readonly string[] | undefined): { text
 
 export interface RenderInput {
 	dialogue: RenderedDialogue;
+	/** The current turn's plan block, protected within its own ceiling. */
+	plan?: ViewBlock;
 	/** Historical view blocks in any order; they render in `BLOCK_ORDER`. */
 	blocks: readonly ViewBlock[];
 	requestBlock?: string;
@@ -250,6 +255,13 @@ export function allocateBlocks(blocks: readonly ViewBlock[], pool: number): Map<
 	return fitted;
 }
 
+/** A protected view block within its own ceiling (the plan), before the historical blocks share the rest. */
+function fitProtected(block: ViewBlock | undefined): FittedBlock | undefined {
+	if (!block || !blockHasContent(block)) return undefined;
+	const ceiling = BLOCK_CEILINGS[block.key];
+	return fitBlock(block, ceiling) ?? clipLines(minimalBlock(block), ceiling);
+}
+
 /**
  * Join the blocks, then the footer and the final newline. The final UTF-8
  * guard (never expected to act) cuts the blocks before the footer at a line
@@ -269,8 +281,10 @@ export function renderSummary(input: RenderInput): RenderOutput {
 	const carry = renderCarryForward(input.carryForward);
 	const dialogueText = truncateUtf8(input.dialogue.text, BLOCK_CEILINGS.dialogue);
 	const footer = renderFooter(input.footer);
+	const plan = fitProtected(input.plan);
 	const protectedText: Partial<Record<(typeof BLOCK_ORDER)[number], string>> = {
 		dialogue: dialogueText,
+		plan: plan?.text ?? "",
 		request: request.text,
 		carry: carry.text,
 		footer,
@@ -289,7 +303,7 @@ export function renderSummary(input: RenderInput): RenderOutput {
 	const blockBytes: RenderOutput["blockBytes"] = {};
 	for (const key of BLOCK_ORDER) {
 		if (key === "footer") continue;
-		const fittedBlock = key in protectedText ? undefined : fitted.get(key as BlockKey);
+		const fittedBlock = key === "plan" ? plan : key in protectedText ? undefined : fitted.get(key as BlockKey);
 		const text = protectedText[key] ?? fittedBlock?.text ?? "";
 		if (!text) continue;
 		parts.push(text);

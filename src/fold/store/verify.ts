@@ -7,7 +7,7 @@
  * every fold uses; the store is opened read-only, so verify never writes.
  */
 
-import { readdir, rm, stat } from "node:fs/promises";
+import { lstat, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { parseCompactionDetails } from "../../compaction/records/details.ts";
@@ -311,6 +311,8 @@ export interface GcReport {
 	referenced: number;
 	unreferenced: { hash: string; bytes: number }[];
 	removed: number;
+	/** Symbolic links found in the store tree: never followed, never removed (they may point anywhere). */
+	links: string[];
 }
 
 /** Blobs of a session's store that no fold references; removed only with `apply`. */
@@ -324,14 +326,36 @@ export async function collectGarbage(
 	const storeDir = foldStoreDir(sessionDir, sessionId);
 	const hashDir = join(storeDir, FOLD_STORE_HASH_DIR);
 	const referenced = referencedHashes(entries, prefix);
-	const report: GcReport = { storeDir, blobs: 0, storeBytes: 0, referenced: 0, unreferenced: [], removed: 0 };
-	const shards = await readdir(hashDir).catch(() => [] as string[]);
-	for (const shard of shards.sort()) {
-		for (const name of (await readdir(join(hashDir, shard)).catch(() => [] as string[])).sort()) {
+	const report: GcReport = {
+		storeDir,
+		blobs: 0,
+		storeBytes: 0,
+		referenced: 0,
+		unreferenced: [],
+		removed: 0,
+		links: [],
+	};
+	// Directory entries are typed without following links: a link is listed, never walked or removed.
+	const list = async (dir: string) => {
+		const items = await readdir(dir, { withFileTypes: true }).catch(() => []);
+		for (const item of items) if (item.isSymbolicLink()) report.links.push(join(dir, item.name));
+		return items.filter((item) => !item.isSymbolicLink()).sort((a, b) => (a.name < b.name ? -1 : 1));
+	};
+	const storeInfo = await lstat(storeDir).catch(() => undefined);
+	const hashInfo = storeInfo?.isDirectory() ? await lstat(hashDir).catch(() => undefined) : undefined;
+	for (const [path, info] of [
+		[storeDir, storeInfo],
+		[hashDir, hashInfo],
+	] as const)
+		if (info?.isSymbolicLink()) report.links.push(path);
+	const shards = hashInfo?.isDirectory() ? await list(hashDir) : [];
+	for (const shard of shards.filter((item) => item.isDirectory())) {
+		for (const blob of await list(join(hashDir, shard.name))) {
 			// Only `<ab>/<hash>` files are blobs; quarantined `.corrupt` copies and temp files are left alone.
-			if (!isSha256Hex(name) || name.slice(0, 2) !== shard) continue;
-			const path = join(hashDir, shard, name);
-			const info = await stat(path).catch(() => undefined);
+			const name = blob.name;
+			if (!blob.isFile() || !isSha256Hex(name) || name.slice(0, 2) !== shard.name) continue;
+			const path = join(hashDir, shard.name, name);
+			const info = await lstat(path).catch(() => undefined);
 			if (!info?.isFile()) continue;
 			report.blobs++;
 			report.storeBytes += info.size;

@@ -210,6 +210,8 @@ describe("planLiveCut: calibrated budget", () => {
 			reductionCeilingTokens: 104_500,
 			continuityTargetTokens: 38_192,
 			targetContextTokens: 104_500,
+			// 90% of the window, capped by the reduction ceiling.
+			floorCeilingTokens: 104_500,
 			bindingConstraint: "continuity",
 			reserveTokens: 16_384,
 			keepRecentTokens: 20_000,
@@ -540,16 +542,56 @@ describe("fitsAfterSummary", () => {
 		expect(fitsAfterSummary(plan, SUMMARY_MAX_BYTES + 1).fits).toBe(false);
 	});
 
-	it("rejects a summary that would push the projection over the target", () => {
+	it("takes the smallest compaction that misses the target only within the floor (90% of the window, the reduction ceiling)", () => {
 		const branch = uniformBranch(4, { user: 1_000, reply: 4_000 });
 		const plan = planLiveCut(
 			branch.entries,
 			options(branch, { contextWindow: 60_000, targetContextRatio: 0.25, reserveTokens: 0, tokensBefore: 30_000 }),
 		);
-		expect(plan.budget).toMatchObject({ targetContextTokens: 15_000, fixedOverheadTokens: 10_000 });
+		expect(plan.budget).toMatchObject({
+			targetContextTokens: 15_000,
+			floorCeilingTokens: 28_500,
+			fixedOverheadTokens: 10_000,
+		});
 		expect(plan.compactAll).toBe(true);
-		expect(fitsAfterSummary(plan, 20_000)).toMatchObject({ fits: true, projectedTokensAfter: 15_000 });
-		expect(fitsAfterSummary(plan, 20_001)).toMatchObject({ fits: false, projectedTokensAfter: 15_001 });
+		expect(fitsAfterSummary(plan, 20_000)).toEqual({
+			fits: true,
+			summaryTokens: 5_000,
+			projectedTokensAfter: 15_000,
+			limitTokens: 15_000,
+		});
+		expect(fitsAfterSummary(plan, 20_001)).toEqual({
+			fits: true,
+			summaryTokens: 5_001,
+			projectedTokensAfter: 15_001,
+			limitTokens: 28_500,
+			atFloor: { targetTokens: 15_000, binding: "occupancy", reserveTokens: 0, contextWindow: 60_000 },
+		});
+		// A summary the budget would only fit past the floor (here: past 32 KiB too) still cancels.
+		expect(fitsAfterSummary(plan, 80_000)).toMatchObject({ fits: false, limitTokens: 15_000 });
+	});
+
+	it("keeps the reserve ceiling's trap from sticking a 20k window: Pi's default reserveTokens, threshold and overflow", () => {
+		// Before: 20,000 − 16,384 left a 3,254-token target, and on overflow 90% of the failed size less
+		// 16,384 left 0; a compact-all summary of a long session never fit, so every compaction cancelled.
+		const branch = uniformBranch(6, { user: 1_000, reply: 2_000 });
+		for (const reason of ["threshold", "manual", "overflow"] as const) {
+			const tokensBefore = reason === "overflow" ? 16_000 : 21_000;
+			const plan = planLiveCut(
+				branch.entries,
+				options(branch, {
+					contextWindow: 20_000,
+					reserveTokens: 16_384,
+					tokensBefore,
+					reason,
+					fixedContextEstimate: 2_000,
+				}),
+			);
+			expect(plan.compactAll || plan.retainedRawTokens === 0, reason).toBe(true);
+			const fit = fitsAfterSummary(plan, 16_000);
+			expect(fit, reason).toMatchObject({ fits: true, atFloor: { binding: "reserve", reserveTokens: 16_384 } });
+			expect(fit.projectedTokensAfter).toBeLessThan(tokensBefore);
+		}
 	});
 
 	it("records the actual projection in details", () => {

@@ -60,7 +60,8 @@ describe("runQa on a faithful summary", () => {
 			"historical:goal",
 			"files:filesModified",
 			"files:filesRead",
-			"outstanding:operations",
+			"outstanding:operations:open",
+			"outstanding:operations:resolved",
 			"activity:activity",
 			"turns:turns",
 			"status:status",
@@ -84,7 +85,7 @@ describe("runQa detects loss", () => {
 	it("fails when an error record is deleted", () => {
 		const { result, check } = compiled();
 		const report = check(dropLine(result.text, (line) => line.includes('"type error in core.ts"')));
-		expect(failing(report)).toContain("outstanding:operations");
+		expect(failing(report)).toContain("outstanding:operations:open");
 	});
 
 	it("fails when an earlier turn is deleted", () => {

@@ -13,8 +13,8 @@ import { buildDeterministicBranchSummary } from "../../../src/compaction/branch.
 import { buildCompactionDetails, parseCompactionDetails } from "../../../src/compaction/records/details.ts";
 import { recall } from "../../../src/compaction/records/recall.ts";
 import { recallReport } from "../../../src/compaction/records/recall-report.ts";
-import { sourceHashesOf } from "../../../src/compaction/records/source-hashes.ts";
 import { canonicalBytes, sha256Hex } from "../../../src/session/canonical.ts";
+import { sourceHashesOf } from "../../../src/session/records/source-hashes.ts";
 import { detailsInput } from "../../fixtures/compaction-budget.ts";
 import { SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 import { treeEvent } from "../../fixtures/compaction-host.ts";

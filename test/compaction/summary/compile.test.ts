@@ -179,6 +179,7 @@ describe("compileSummary on a branched session", () => {
 				"filesWritten",
 				"goal",
 				"operations",
+				"plan",
 				"transcript",
 				"turns",
 			].sort(),

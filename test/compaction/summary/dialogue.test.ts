@@ -9,8 +9,8 @@ import {
 	renderExchange,
 	selectDialogueExchanges,
 } from "../../../src/compaction/summary/dialogue.ts";
-import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
 import { omittedBytesMarker } from "../../../src/compaction/summary/render-text.ts";
+import { normalizeBranch } from "../../../src/session/normalize.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
 import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 

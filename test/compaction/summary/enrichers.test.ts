@@ -9,7 +9,7 @@ import {
 	ENRICHER_ANNOTATION_MAX_BYTES,
 	runEnrichers,
 } from "../../../src/compaction/summary/enrichers.ts";
-import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
+import { normalizeBranch } from "../../../src/session/normalize.ts";
 import { SessionBuilder } from "../../fixtures/compaction-events.ts";
 
 function session() {

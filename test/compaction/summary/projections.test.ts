@@ -1,6 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { NormalizedEvent } from "../../../src/compaction/summary/events.ts";
-import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
 import { projectSummary } from "../../../src/compaction/summary/projections.ts";
 import {
 	HISTORICAL_LINE_MAX_BYTES,
@@ -27,6 +25,8 @@ import {
 	TRANSCRIPT_EVENT_LIMIT,
 	type ViewBlock,
 } from "../../../src/compaction/summary/projections-model.ts";
+import type { NormalizedEvent } from "../../../src/session/events.ts";
+import { normalizeBranch } from "../../../src/session/normalize.ts";
 import { SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 const eventsOf = (b: SessionBuilder): NormalizedEvent[] => normalizeBranch(b.entries).events;
@@ -128,7 +128,7 @@ describe("operation state", () => {
 		expect(records[0]?.failure.errorText).toBe("no match");
 	});
 
-	it("settles stale shell failures by a later success of the same script (regression: 13 of 17 items were old grep exits)", () => {
+	it("settles a shell failure only by a later success of the same script, whatever its cd prefix and output plumbing", () => {
 		const b = new SessionBuilder();
 		const [, grepFail] = b.tool("1", "bash", { command: 'grep -n "agent_end" src/a.ts' }, { isError: true });
 		const [, checkFail] = b.tool(
@@ -138,15 +138,43 @@ describe("operation state", () => {
 			{ isError: true },
 		);
 		const [, testFail] = b.tool("3", "bash", { command: "npm test" }, { isError: true });
-		const [, grepOk] = b.tool("4", "bash", { command: "grep -rn pendingBash src" });
+		b.tool("4", "bash", { command: "grep -rn pendingBash src" });
 		const [, checkOk] = b.tool("5", "bash", { command: "npm run check" });
 		const records = failureRecords(eventsOf(b));
 		expect(records.map((record) => [record.failure.address, record.resolvedBy?.address])).toEqual([
-			[grepFail, grepOk],
+			// Another search is another script: the failed grep stays open.
+			[grepFail, undefined],
 			[checkFail, checkOk],
-			// Another script (npm test is not npm run check) stays open.
+			// npm test is not npm run check.
 			[testFail, undefined],
 		]);
+	});
+
+	it("does not count a search that found nothing (grep exit 1) as a failure; exit 2 is one", () => {
+		const b = new SessionBuilder();
+		b.tool(
+			"1",
+			"bash",
+			{ command: 'cd /r && grep -n "a\\|b" src/x.ts' },
+			{ isError: true, output: "(no output)\n\nCommand exited with code 1" },
+		);
+		const [, missing] = b.tool(
+			"2",
+			"bash",
+			{ command: "grep -n a src/gone.ts" },
+			{
+				isError: true,
+				output: "grep: src/gone.ts: No such file or directory\n\nCommand exited with code 2",
+			},
+		);
+		b.bash("rg TODO src", { exitCode: 1 });
+		const [, piped] = b.tool(
+			"3",
+			"bash",
+			{ command: "npm test | grep FAIL" },
+			{ isError: true, output: "Command exited with code 1" },
+		);
+		expect(failureRecords(eventsOf(b)).map((record) => record.failure.address)).toEqual([missing, piped]);
 	});
 
 	it("resolves generic failures by the same ref and canonical JSON arguments", () => {

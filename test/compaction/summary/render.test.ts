@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { runQa, splitSections } from "../../../src/compaction/qa/qa.ts";
 import { compileSummary } from "../../../src/compaction/summary/compile.ts";
 import { DIALOGUE_HEADER } from "../../../src/compaction/summary/dialogue.ts";
-import { normalizeBranch } from "../../../src/compaction/summary/normalize.ts";
 import { projectSummary } from "../../../src/compaction/summary/projections.ts";
 import {
 	ACTIVITY_HEADER,
@@ -13,6 +12,7 @@ import {
 } from "../../../src/compaction/summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../../../src/compaction/summary/projections-files.ts";
 import type { ViewBlock, ViewItem } from "../../../src/compaction/summary/projections-model.ts";
+import { PLAN_HEADER } from "../../../src/compaction/summary/projections-plan.ts";
 import {
 	allocateBlocks,
 	BLOCK_CEILINGS,
@@ -27,11 +27,13 @@ import {
 } from "../../../src/compaction/summary/render.ts";
 import { fitBlock, MIN_TEXT_BYTES, minimalBlock, omissionMarker } from "../../../src/compaction/summary/render-fit.ts";
 import { REQUEST_BLOCK_HEADER } from "../../../src/compaction/summary/request-render.ts";
+import { normalizeBranch } from "../../../src/session/normalize.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
 import { generateSession, SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
 
 const HEADER_BY_BLOCK = {
 	dialogue: DIALOGUE_HEADER,
+	plan: PLAN_HEADER,
 	historical: HISTORICAL_HEADER,
 	request: REQUEST_BLOCK_HEADER,
 	carry: CARRY_FORWARD_HEADER,
@@ -88,6 +90,7 @@ describe("render constants", () => {
 		expect(SUMMARY_MAX_BYTES).toBe(32_768);
 		expect(BLOCK_CEILINGS).toEqual({
 			dialogue: 12288,
+			plan: 3072,
 			historical: 4096,
 			request: 3072,
 			carry: 3072,
@@ -105,6 +108,7 @@ describe("render constants", () => {
 	it("pins the section headers byte for byte and their order", () => {
 		expect(Object.values(HEADER_BY_BLOCK)).toEqual([
 			"[Recent user directions and discussion]",
+			"[Current Turn Plan]",
 			"[Historical requests]",
 			"[Compaction Request]",
 			"[Carry Forward]",
@@ -131,7 +135,8 @@ describe("renderSummary", () => {
 		expect(result.bytes).toBeLessThanOrEqual(SUMMARY_MAX_BYTES);
 		expect(new TextEncoder().encode(result.text).length).toBe(result.bytes);
 		expect(new TextDecoder("utf-8", { fatal: true }).decode(new TextEncoder().encode(result.text))).toBe(result.text);
-		const positions = BLOCK_ORDER.filter((key) => key !== "annotations").map((key) =>
+		// No plan block: the session ends on a finished reply, so the cut falls between turns.
+		const positions = BLOCK_ORDER.filter((key) => key !== "annotations" && key !== "plan").map((key) =>
 			result.text.split("\n").indexOf(HEADER_BY_BLOCK[key]),
 		);
 		expect(positions.every((position) => position >= 0)).toBe(true);

@@ -1,20 +1,18 @@
 /**
- * The typed event model of the deterministic compactor.
+ * The typed event model of a session branch (`normalize.ts` builds it).
  *
- * Normalization turns raw session entries into these events; projections,
- * rendering and QA read only events, never raw entries or rendered text.
- * Every event names the supplied-branch entry it came from (`entryId`,
- * `entryIndex`), its position in the event stream (`ordinal`), and the stable
- * address a reader can expand (`address`: an entry id, `entryId/n` for a
- * nested operation, `entryId/phase:n` for a phase, or a branch-summary fact
- * address). Thinking never becomes an event; it is only counted.
+ * Normalization turns raw session entries into these events; the fact
+ * extractor and the compactor's projections, rendering and QA read only
+ * events, never raw entries or rendered text. Every event names the
+ * supplied-branch entry it came from (`entryId`, `entryIndex`), its position
+ * in the event stream (`ordinal`), and the stable address a reader can
+ * expand (`address`: an entry id, `entryId/n` for a nested operation,
+ * `entryId/phase:n` for a phase, or a branch-summary fact address).
+ * Thinking never becomes an event; it is only counted.
  */
 
-import type { JsonObject, JsonValue } from "../records/record-guards.ts";
-
-/** Aggregate and per-operation outcomes of a Fabric execution (trace V1 vocabulary). */
-export type FabricOutcome = "succeeded" | "failed" | "aborted" | "timed_out";
-export const FABRIC_OUTCOMES: readonly FabricOutcome[] = ["succeeded", "failed", "aborted", "timed_out"];
+import type { FabricOutcome } from "./records/fabric-trace.ts";
+import type { JsonObject, JsonValue } from "./records/record-guards.ts";
 
 /** `raw`: read from a supplied entry. `branch-fact`: re-emitted from a valid branch-summary details envelope. */
 export type EventOrigin = "raw" | "branch-fact";

@@ -1,5 +1,5 @@
 /**
- * The compactor's one set of structural guards for untrusted values: plain
+ * The one set of structural guards for untrusted session values: plain
  * records, own properties, counts, string lists, and the bounded JSON reader
  * every typed payload passes through (tool arguments, custom-message details,
  * Fabric traces and audits, branch-summary facts, persisted details).
@@ -9,8 +9,8 @@
  * checked against explicit bounds before anything recurses over it.
  */
 
-import { canonicalJson } from "../../session/canonical.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
+import { canonicalJson } from "../canonical.ts";
 
 /** A plain object: not null, not an array, with Object.prototype or a null prototype. */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {

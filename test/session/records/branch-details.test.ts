@@ -16,7 +16,7 @@ import {
 	MAX_BRANCH_RUN_NAME_BYTES,
 	MAX_BRANCH_SECTIONS,
 	parseBranchSummaryDetails,
-} from "../../../src/compaction/records/branch-details.ts";
+} from "../../../src/session/records/branch-details.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
 
 const user = (entryId: string, text = "please fix the build"): BranchFactDraft => ({

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { runQa } from "../../../src/compaction/qa/qa.ts";
-import { compileSummary } from "../../../src/compaction/summary/compile.ts";
-import type { NormalizedEvent } from "../../../src/compaction/summary/events.ts";
+import { runQa } from "../../src/compaction/qa/qa.ts";
+import { compileSummary } from "../../src/compaction/summary/compile.ts";
+import type { NormalizedEvent } from "../../src/session/events.ts";
 import {
 	BASH_OUTPUT_EXCERPT_MAX_BYTES,
 	CUSTOM_DETAILS_BOUNDS,
 	ERROR_TEXT_MAX_BYTES,
 	normalizeBranch,
 	TOOL_ARGS_BOUNDS,
-} from "../../../src/compaction/summary/normalize.ts";
-import { activeBranch, branchEnvelope, fact, SessionBuilder, traceV1 } from "../../fixtures/compaction-events.ts";
+} from "../../src/session/normalize.ts";
+import { activeBranch, branchEnvelope, fact, SessionBuilder, traceV1 } from "../fixtures/compaction-events.ts";
 
 const kinds = (events: readonly NormalizedEvent[]) => events.map((event) => event.kind);
 const allText = (events: readonly NormalizedEvent[]) => JSON.stringify(events);

@@ -1,5 +1,7 @@
 /**
- * Raw active-branch session entries → typed compaction events.
+ * Raw active-branch session entries → typed events: the session model the
+ * fact extractor (`facts.ts`), fold briefs and the deterministic compactor
+ * all read. It imports nothing from `src/compaction` or `src/fold`.
  *
  * Structure alone decides what becomes an event: entry type, message role,
  * content-part type, custom-message fields, tool names, call ids, `isError`,
@@ -23,27 +25,26 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { contentText } from "../../text/lines.ts";
-import { type BranchFactV2, parseBranchSummaryDetails } from "../records/branch-details.ts";
+import { boundedOneLine, contentText, oneLine, shrinkText } from "../text/lines.ts";
+import {
+	type CustomEvent,
+	emptyNormalizationCounts,
+	type NormalizationCounts,
+	type NormalizedEvent,
+} from "./events.ts";
+import { type BranchFactV2, parseBranchSummaryDetails } from "./records/branch-details.ts";
 import {
 	FABRIC_EXEC_TOOL_NAME,
 	FABRIC_RUN_DESCRIPTION_MAX_BYTES,
 	FABRIC_RUN_NAME_MAX_BYTES,
 	type FabricOperationRecord,
+	type FabricOutcome,
 	readFabricDisplay,
 	readFabricExecutionTraceV1,
 	readLegacyFabricAudits,
 	splitRef,
-} from "../records/fabric-trace.ts";
-import { isPlainRecord, type JsonBounds, type JsonObject, readBoundedJson } from "../records/record-guards.ts";
-import {
-	type CustomEvent,
-	emptyNormalizationCounts,
-	type FabricOutcome,
-	type NormalizationCounts,
-	type NormalizedEvent,
-} from "./events.ts";
-import { boundedOneLine, oneLine, shrinkText } from "./render-text.ts";
+} from "./records/fabric-trace.ts";
+import { isPlainRecord, type JsonBounds, type JsonObject, readBoundedJson } from "./records/record-guards.ts";
 
 /** Bounds for top-level custom-message `details`; anything beyond them is omitted, content stays. */
 export const CUSTOM_DETAILS_BOUNDS = {

@@ -31,9 +31,8 @@
  * Branch-summary envelopes are validated by `branch-details.ts`.
  */
 
+import { oneLine, shrinkText } from "../../text/lines.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
-import { FABRIC_OUTCOMES, type FabricOutcome } from "../summary/events.ts";
-import { oneLine, shrinkText } from "../summary/render-text.ts";
 import {
 	isCount,
 	isPlainRecord,
@@ -42,6 +41,10 @@ import {
 	type JsonValue,
 	readBoundedJson,
 } from "./record-guards.ts";
+
+/** Aggregate and per-operation outcomes of a Fabric execution (trace V1 vocabulary). */
+export type FabricOutcome = "succeeded" | "failed" | "aborted" | "timed_out";
+export const FABRIC_OUTCOMES: readonly FabricOutcome[] = ["succeeded", "failed", "aborted", "timed_out"];
 
 /** Tool name of the outer Fabric execution tool. */
 export const FABRIC_EXEC_TOOL_NAME = "fabric_exec";

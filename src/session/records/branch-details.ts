@@ -35,9 +35,13 @@ import {
 	readBoundedJson,
 } from "./record-guards.ts";
 import type { SourceHashes } from "./source-hashes.ts";
-import { BRANCH_SUMMARY_KIND } from "./wire.ts";
 
-export { BRANCH_SUMMARY_KIND };
+/**
+ * `details.kind` of a deterministic `/tree` branch-summary envelope: a wire
+ * identifier (pi-fabric's name, kept exactly); `compaction/records/wire.ts`
+ * lists it with the compactor's others.
+ */
+export const BRANCH_SUMMARY_KIND = "pi-fabric.branch-summary";
 export const BRANCH_SUMMARY_VERSION = 2;
 export const BRANCH_SUMMARY_VERSION_V1 = 1;
 export const MAX_BRANCH_FACTS = 256;

@@ -5,7 +5,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { canonicalBytes, sha256Hex } from "../../session/canonical.ts";
+import { canonicalBytes, sha256Hex } from "../canonical.ts";
 import { isPlainRecord } from "./record-guards.ts";
 
 /** Algorithm tag of recorded source hashes: SHA-256 of the entry's canonical JSON, lower-case hex. */

@@ -13,8 +13,8 @@ import {
 	readFabricExecutionTraceV1,
 	readLegacyFabricAudits,
 	splitRef,
-} from "../../../src/compaction/records/fabric-trace.ts";
-import { readBoundedJson } from "../../../src/compaction/records/record-guards.ts";
+} from "../../../src/session/records/fabric-trace.ts";
+import { readBoundedJson } from "../../../src/session/records/record-guards.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
 import { traceV1 } from "../../fixtures/compaction-events.ts";
 
