@@ -71,6 +71,7 @@ Options:
 
 const HELP_BY_COMMAND: Readonly<Record<string, string>> = { report: REPORT_HELP, verify: VERIFY_HELP, gc: GC_HELP };
 
+/** What a command printed and its exit code (the worker posts it to the main thread, process.ts). */
 export interface CliResult {
 	code: number;
 	stdout: string;

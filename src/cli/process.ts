@@ -15,13 +15,8 @@
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-
-/** What a command printed and its exit code, as `runCli` (main.ts) returns it in the worker. */
-interface CliResult {
-	code: number;
-	stdout: string;
-	stderr: string;
-}
+// Type only: the main thread must not load main.ts and what it imports (see the module doc).
+import type { CliResult } from "./main.ts";
 
 /** Exit codes a shell reports for a process ended by each signal (128 + signal number). */
 export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const;
