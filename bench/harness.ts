@@ -182,7 +182,8 @@ export function renderResult(result: BenchResult): string {
 		`- Command: \`${result.command}\``,
 		`- Date: ${result.date}`,
 		`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}`,
-		`- Node: ${machine.node}; 1-minute load average at start: ${machine.loadAverage}`,
+		// Load at the end too: a run that starts quiet can finish under other jobs, which inflates its times.
+		`- Node: ${machine.node}; 1-minute load average at start: ${machine.loadAverage}, at end: ${Math.round((loadavg()[0] ?? 0) * 100) / 100}`,
 		`- Runs per case: ${result.runs} (interleaved, after one warm-up run each); times in ms`,
 		"",
 		"| case | input | median | min | max |",
