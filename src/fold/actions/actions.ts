@@ -189,9 +189,12 @@ function leafEntries(ws: FoldWorkspace, id: string): SessionEntry[] | FoldRefusa
 }
 
 /**
- * Read a fold's verified source. The blob's hash is checked by the store and
- * its decoded parts against the record (size, leaf entry ids), so a record
- * naming another fold's blob cannot be served as its own. A missing blob is
+ * Read a fold's verified source: the one check peek, expand and search share.
+ * The blob's hash is checked by the store, its decoded parts against the
+ * record (size, leaf entry ids), and, while the fold's entries are on this
+ * branch, the log's bytes against the record's hash: a record re-pointed at
+ * a forged blob of the same ids and length, or a log edited after folding,
+ * is an integrity refusal, never bytes served as verified. A missing blob is
  * rebuilt from the session log (the ground truth) when the log still hashes
  * to the record, and served from those bytes when the store cannot take
  * them (read-only, full). A corrupt blob is an integrity error and is never
@@ -204,11 +207,12 @@ export async function readSource(
 	bytes?: number,
 ): Promise<BlobSlice | ActionOutcome> {
 	try {
+		const entries = leafEntries(ws, record.id);
+		const logMatches = isRefusal(entries) ? undefined : sha256Hex(canonicalSpanBytes(entries)) === record.sourceHash;
 		if (!(await ws.store.has(record.sourceHash))) {
-			const entries = leafEntries(ws, record.id);
 			if (isRefusal(entries)) return fromRefusal(entries);
+			if (!logMatches) return sessionChanged(ws, record);
 			const source = canonicalSpanBytes(entries);
-			if (sha256Hex(source) !== record.sourceHash) return sessionChanged(record);
 			await ws.store.put(source, { expectedHash: record.sourceHash }).catch((error: unknown) => {
 				// The log's bytes are verified; a store that cannot keep them must not stop the read.
 				if (!(error instanceof FoldStoreError) || error instanceof FoldIntegrityError) throw error;
@@ -218,6 +222,7 @@ export async function readSource(
 		const whole = await ws.store.read(record.sourceHash);
 		const mismatch = sourceMismatch(ws, record, whole.bytes);
 		if (mismatch) return failed("integrity", mismatch);
+		if (logMatches === false) return sessionChanged(ws, record);
 		return sliceBytes(record.sourceHash, whole.bytes, offset, bytes);
 	} catch (error) {
 		return storeFailure(error);
@@ -250,10 +255,13 @@ function sourceMismatch(ws: FoldWorkspace, record: FoldRecord, bytes: Uint8Array
 	return undefined;
 }
 
-function sessionChanged(record: FoldRecord): ActionOutcome {
+function sessionChanged(ws: FoldWorkspace, record: FoldRecord): ActionOutcome {
+	const first = record.parts[0];
+	const entry = first?.type === "entry" ? first.entryId : undefined;
+	const logText = entry ? ` Peek an entry id (${entry}) for the log's current text;` : "";
 	return failed(
 		"integrity",
-		`Fold ${record.id}: the session entries it covers no longer hash to its source sha256 ${record.sourceHash}; the session log was edited. The fold stays folded. Peek shows the stored source; restore the log from a backup to expand it.`,
+		`Fold ${record.id}: the session entries it covers no longer hash to its source sha256 ${record.sourceHash}, so the stored source and the log disagree: the log was edited after folding, or the record was re-pointed at another blob. pi-fold cannot tell which, so neither is served as this fold's source, and the fold stays folded.${logText} the stored bytes stay at ${ws.store.locate(record.sourceHash)}. Run pi-fold verify on the session file.`,
 	);
 }
 
@@ -332,11 +340,11 @@ export async function expandFold(ws: FoldWorkspace, id: string): Promise<ActionO
 			`Fold ${id} is inside collapsed fold ${row.parentId}. Expand ${row.parentId} first (outside-in), or peek ${id} without expanding.`,
 		);
 	}
+	// The same verified read as peek: the blob, the record and the log agree, or nothing is restored.
 	const slice = await readSource(ws, record);
 	if ("ok" in slice) return slice;
 	const entries = leafEntries(ws, id);
 	if (isRefusal(entries)) return fromRefusal(entries);
-	if (sha256Hex(canonicalSpanBytes(entries)) !== record.sourceHash) return sessionChanged(record);
 	const children = childFoldIds(record);
 	return {
 		ok: true,
