@@ -134,8 +134,9 @@ export class FoldEngine {
 		this.counters.lastCommit = lastCommitOn(branch, prefix);
 		this.lastDecision = undefined;
 		this.replaceBranch(branch);
-		// A brief whose record was skipped on load goes back to raw: it must not advertise an id nothing answers.
-		const known = new Set(this.state.records.map((record) => record.id));
+		// A brief whose record was skipped on load (or rejected with it: a fold naming a skipped child) goes back to
+		// raw: it must not advertise an id peek and expand do not answer.
+		const known = this.lattice().folds;
 		const stray = strayBriefEntries(branch, this.tracker.latestEdits, this.options.brandNoun, (id) => known.has(id));
 		for (const id of stray) this.managed.add(id);
 	}
