@@ -26,6 +26,7 @@ import {
 	isRefusal,
 	leafEntryIds,
 	unknownFold,
+	withRecord,
 } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
@@ -99,7 +100,7 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 			created = createFold(ws.lattice, ws.view, { ...request, kind: "chapter" }, options);
 		}
 	}
-	if (isRefusal(created)) return fromRefusal(created);
+	if (isRefusal(created)) return created.foldId ? alreadyFolded(ws, created.foldId) : fromRefusal(created);
 	const { record, plan } = created;
 	const stored = await storeSource(ws.store, plan.source, record.sourceHash);
 	if (stored) return stored;
@@ -119,6 +120,18 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 			`(${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes) now show a ${record.sizes.briefBytes}-byte brief ` +
 			`from the next request on.${correction}${between} ${storedText(ws.store, record.sourceHash)}`,
 		change: { records: [record], ops: [], causes: ["commit"] },
+	};
+}
+
+/** The span asked for is exactly a fold that exists (often one the ladder made first): name it; nothing changes. */
+function alreadyFolded(ws: FoldWorkspace, id: string): ActionOutcome {
+	const record = ws.lattice.folds.get(id);
+	const by = record?.provenance.origin === "ladder" ? " (folded by the automatic ladder)" : "";
+	const call = (action: string) => `${ws.options.toolName} ${JSON.stringify({ action, id })}`;
+	return {
+		ok: true,
+		foldId: id,
+		text: `Already folded: that span is exactly ${record?.kind ?? "fold"} ${id}${by}; nothing changed. Read it with ${call("peek")}, restore it with ${call("expand")}.`,
 	};
 }
 
@@ -275,6 +288,8 @@ function findRecord(ws: FoldWorkspace, id: string): FoldRecord | ActionOutcome {
  * read), optionally a byte slice. Changes nothing.
  */
 export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, bytes?: number): Promise<ActionOutcome> {
+	const mark = ws.lattice.folds.has(id) ? undefined : ws.state.data.marks.find((m) => m.record.id === id);
+	if (mark) return peekMark(ws, mark.record, offset, bytes);
 	if (!ws.lattice.folds.has(id)) return peekEntry(ws, id, offset, bytes);
 	const record = findRecord(ws, id);
 	if ("ok" in record) return record;
@@ -290,6 +305,28 @@ export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, b
 		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}, one canonical JSON session entry per line. ${next}`,
 		...(children.length > 0 ? [`Child folds, each peekable: ${childList(ws, children)}.`] : []),
 		"The window is unchanged; expand restores this span in place.",
+	];
+	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
+}
+
+/** Peek of a pending mark (epoch scheduling): its verified source, and that nothing is folded yet. */
+async function peekMark(
+	ws: FoldWorkspace,
+	record: FoldRecord,
+	offset = 0,
+	bytes = PEEK_MAX_BYTES,
+): Promise<ActionOutcome> {
+	// A mark is a record not yet committed; read it through the same verified read as a fold.
+	const slice = await readSource({ ...ws, lattice: withRecord(ws.lattice, record) }, record, offset, bytes);
+	if ("ok" in slice) return slice;
+	const next =
+		slice.nextOffset === undefined
+			? "This is the end of the source."
+			: `More follows: ${ws.options.toolName} ${JSON.stringify({ action: "peek", id: record.id, offset: slice.nextOffset })}`;
+	const header = [
+		`${record.id} is a pending mark (${record.kind}, ${record.sizes.entryCount} entries): it folds at the next commit; until then its entries show raw in the window. Source sha256 ${record.sourceHash} verified.`,
+		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}, one canonical JSON session entry per line. ${next}`,
+		`Withdraw it with ${ws.options.toolName} ${JSON.stringify({ action: "unmark", id: record.id })}.`,
 	];
 	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
 }
