@@ -181,6 +181,28 @@ describe("pi-fold verify", () => {
 		expect(json.defects[0]?.problem).toContain(`(the blob of fold ${batch.record.id})`);
 	});
 
+	it("a record re-pointed at a forged blob of the same entries and length: source-conflict, naming the re-pointing", async () => {
+		const { path, storeDir, lines, write } = copy();
+		const [batch] = foldLines(lines);
+		if (!batch) throw new Error("a fold expected");
+		const blob = readFileSync(blobPath(storeDir, batch.record.sourceHash), "utf8");
+		expect(blob).toContain(SECRET);
+		const forgedBlob = blob.replace(SECRET, "FORGED-CONTENT-0000");
+		expect(forgedBlob.length).toBe(blob.length);
+		const forgedHash = sha256Hex(new TextEncoder().encode(forgedBlob));
+		mkdirSync(dirname(blobPath(storeDir, forgedHash)), { recursive: true });
+		writeFileSync(blobPath(storeDir, forgedHash), forgedBlob);
+		const forgedId = `f-${foldIdDigest("tool-batch", forgedHash).slice(0, 12)}`;
+		const forged = { ...batch.record, sourceHash: forgedHash, id: forgedId };
+		lines[batch.index] = { ...(lines[batch.index] as Line), data: { v: 1, record: forged } };
+		write(lines);
+		const { code, json } = await verify(path);
+		expect(code).toBe(1);
+		const conflict = json.defects.find((defect) => defect.where === forgedId);
+		expect(conflict?.kind).toBe("source-conflict");
+		expect(conflict?.problem).toContain(`also holds blob ${batch.record.sourceHash} of the log's current bytes`);
+	});
+
 	it("a record with parts: [null]: unreadable-state at its entry; the fold that nests it is rejected", async () => {
 		const { path, lines, write } = copy();
 		const [batch, chapter] = foldLines(lines);
@@ -239,7 +261,7 @@ describe("pi-fold verify", () => {
 		expect(json.defects[0]?.problem).toMatch(/^compaction details unreadable: /);
 	});
 
-	it("a fold whose entries were edited in the log: log-edited for every fold over them", async () => {
+	it("a fold whose entries were edited in the log: source-conflict for every fold over them", async () => {
 		const { path, lines, write } = copy();
 		const result = lines.find((line) => JSON.stringify(line).includes(SECRET) && line.type === "message");
 		if (!result) throw new Error("no entry holds the secret");
@@ -247,8 +269,8 @@ describe("pi-fold verify", () => {
 		write(lines);
 		const { code, text, json } = await verify(path);
 		expect(code).toBe(1);
-		expect(kinds(json)).toEqual(["log-edited", "log-edited"]);
-		expect(text).toMatch(/edited in the log after folding/);
+		expect(kinds(json)).toEqual(["source-conflict", "source-conflict"]);
+		expect(text).toMatch(/the log was edited after folding, or the record was re-pointed at a forged blob\n/);
 	});
 
 	it("a skipped line is a defect of the file, named with its line number", async () => {

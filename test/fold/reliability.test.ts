@@ -15,6 +15,7 @@ import { type FoldRecord, foldIdDigest } from "../../src/fold/lattice/records.ts
 import { rebuildState, stateEntryTypes } from "../../src/fold/state/state.ts";
 import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store/store.ts";
 import { blobRelativePath, foldStoreDir, openFileFoldStore } from "../../src/fold/store/store-file.ts";
+import { sha256Hex } from "../../src/session/canonical.ts";
 import { FoldBranch } from "../fixtures/fold.ts";
 import { foldWorkspace } from "../fixtures/workspace.ts";
 
@@ -144,6 +145,32 @@ describe("the store cannot lie", () => {
 		expect(peek.text).toMatch(/hashes correctly but .* not this fold's source/);
 		const expand = await expandFold(ws(), id);
 		expect(expand).toMatchObject({ ok: false, code: "integrity" });
+	});
+
+	it("refuses a forged blob of the same entry ids and length under a re-pointed record: peek and expand alike", async () => {
+		const entries = twoBatches();
+		const store = createMemoryFoldStore();
+		const { ws, apply, state, setState } = workspace(entries, store);
+		const a = await foldSpan(ws(), ["a"]);
+		apply(a);
+		const record = state().records.find((r) => r.id === a.foldId);
+		if (!record) throw new Error("fold missing");
+		const blob = (await store.read(record.sourceHash)).text;
+		const forgedBlob = blob.replace("alpha output", "omega output");
+		expect(forgedBlob.length).toBe(blob.length);
+		const forgedBytes = new TextEncoder().encode(forgedBlob);
+		const forgedHash = sha256Hex(forgedBytes);
+		await store.put(forgedBytes, { expectedHash: forgedHash });
+		const id = `f-${foldIdDigest("tool-batch", forgedHash).slice(0, 12)}`;
+		const forged: FoldRecord = { ...record, id, sourceHash: forgedHash };
+		setState({ ...state(), records: [forged] });
+		const peek = await peekFold(ws(), id);
+		expect(peek).toMatchObject({ ok: false, code: "integrity" });
+		expect(peek.text).not.toContain("omega output");
+		expect(peek.text).toMatch(
+			/stored source and the log disagree: the log was edited after folding, or the record was re-pointed/,
+		);
+		expect(await expandFold(ws(), id)).toMatchObject({ ok: false, code: "integrity" });
 	});
 
 	it("serves a missing blob from the verified log bytes when the store is read-only", async () => {

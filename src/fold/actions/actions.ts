@@ -26,6 +26,7 @@ import {
 	isRefusal,
 	leafEntryIds,
 	unknownFold,
+	withRecord,
 } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
@@ -99,7 +100,7 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 			created = createFold(ws.lattice, ws.view, { ...request, kind: "chapter" }, options);
 		}
 	}
-	if (isRefusal(created)) return fromRefusal(created);
+	if (isRefusal(created)) return created.foldId ? alreadyFolded(ws, created.foldId) : fromRefusal(created);
 	const { record, plan } = created;
 	const stored = await storeSource(ws.store, plan.source, record.sourceHash);
 	if (stored) return stored;
@@ -119,6 +120,18 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 			`(${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes) now show a ${record.sizes.briefBytes}-byte brief ` +
 			`from the next request on.${correction}${between} ${storedText(ws.store, record.sourceHash)}`,
 		change: { records: [record], ops: [], causes: ["commit"] },
+	};
+}
+
+/** The span asked for is exactly a fold that exists (often one the ladder made first): name it; nothing changes. */
+function alreadyFolded(ws: FoldWorkspace, id: string): ActionOutcome {
+	const record = ws.lattice.folds.get(id);
+	const by = record?.provenance.origin === "ladder" ? " (folded by the automatic ladder)" : "";
+	const call = (action: string) => `${ws.options.toolName} ${JSON.stringify({ action, id })}`;
+	return {
+		ok: true,
+		foldId: id,
+		text: `Already folded: that span is exactly ${record?.kind ?? "fold"} ${id}${by}; nothing changed. Read it with ${call("peek")}, restore it with ${call("expand")}.`,
 	};
 }
 
@@ -189,9 +202,12 @@ function leafEntries(ws: FoldWorkspace, id: string): SessionEntry[] | FoldRefusa
 }
 
 /**
- * Read a fold's verified source. The blob's hash is checked by the store and
- * its decoded parts against the record (size, leaf entry ids), so a record
- * naming another fold's blob cannot be served as its own. A missing blob is
+ * Read a fold's verified source: the one check peek, expand and search share.
+ * The blob's hash is checked by the store, its decoded parts against the
+ * record (size, leaf entry ids), and, while the fold's entries are on this
+ * branch, the log's bytes against the record's hash: a record re-pointed at
+ * a forged blob of the same ids and length, or a log edited after folding,
+ * is an integrity refusal, never bytes served as verified. A missing blob is
  * rebuilt from the session log (the ground truth) when the log still hashes
  * to the record, and served from those bytes when the store cannot take
  * them (read-only, full). A corrupt blob is an integrity error and is never
@@ -204,11 +220,12 @@ export async function readSource(
 	bytes?: number,
 ): Promise<BlobSlice | ActionOutcome> {
 	try {
+		const entries = leafEntries(ws, record.id);
+		const logMatches = isRefusal(entries) ? undefined : sha256Hex(canonicalSpanBytes(entries)) === record.sourceHash;
 		if (!(await ws.store.has(record.sourceHash))) {
-			const entries = leafEntries(ws, record.id);
 			if (isRefusal(entries)) return fromRefusal(entries);
+			if (!logMatches) return sessionChanged(ws, record);
 			const source = canonicalSpanBytes(entries);
-			if (sha256Hex(source) !== record.sourceHash) return sessionChanged(record);
 			await ws.store.put(source, { expectedHash: record.sourceHash }).catch((error: unknown) => {
 				// The log's bytes are verified; a store that cannot keep them must not stop the read.
 				if (!(error instanceof FoldStoreError) || error instanceof FoldIntegrityError) throw error;
@@ -218,6 +235,7 @@ export async function readSource(
 		const whole = await ws.store.read(record.sourceHash);
 		const mismatch = sourceMismatch(ws, record, whole.bytes);
 		if (mismatch) return failed("integrity", mismatch);
+		if (logMatches === false) return sessionChanged(ws, record);
 		return sliceBytes(record.sourceHash, whole.bytes, offset, bytes);
 	} catch (error) {
 		return storeFailure(error);
@@ -250,10 +268,13 @@ function sourceMismatch(ws: FoldWorkspace, record: FoldRecord, bytes: Uint8Array
 	return undefined;
 }
 
-function sessionChanged(record: FoldRecord): ActionOutcome {
+function sessionChanged(ws: FoldWorkspace, record: FoldRecord): ActionOutcome {
+	const first = record.parts[0];
+	const entry = first?.type === "entry" ? first.entryId : undefined;
+	const logText = entry ? ` Peek an entry id (${entry}) for the log's current text;` : "";
 	return failed(
 		"integrity",
-		`Fold ${record.id}: the session entries it covers no longer hash to its source sha256 ${record.sourceHash}; the session log was edited. The fold stays folded. Peek shows the stored source; restore the log from a backup to expand it.`,
+		`Fold ${record.id}: the session entries it covers no longer hash to its source sha256 ${record.sourceHash}, so the stored source and the log disagree: the log was edited after folding, or the record was re-pointed at another blob. pi-fold cannot tell which, so neither is served as this fold's source, and the fold stays folded.${logText} the stored bytes stay at ${ws.store.locate(record.sourceHash)}. Run pi-fold verify on the session file.`,
 	);
 }
 
@@ -267,6 +288,8 @@ function findRecord(ws: FoldWorkspace, id: string): FoldRecord | ActionOutcome {
  * read), optionally a byte slice. Changes nothing.
  */
 export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, bytes?: number): Promise<ActionOutcome> {
+	const mark = ws.lattice.folds.has(id) ? undefined : ws.state.data.marks.find((m) => m.record.id === id);
+	if (mark) return peekMark(ws, mark.record, offset, bytes);
 	if (!ws.lattice.folds.has(id)) return peekEntry(ws, id, offset, bytes);
 	const record = findRecord(ws, id);
 	if ("ok" in record) return record;
@@ -282,6 +305,28 @@ export async function peekFold(ws: FoldWorkspace, id: string, offset?: number, b
 		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}, one canonical JSON session entry per line. ${next}`,
 		...(children.length > 0 ? [`Child folds, each peekable: ${childList(ws, children)}.`] : []),
 		"The window is unchanged; expand restores this span in place.",
+	];
+	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
+}
+
+/** Peek of a pending mark (epoch scheduling): its verified source, and that nothing is folded yet. */
+async function peekMark(
+	ws: FoldWorkspace,
+	record: FoldRecord,
+	offset = 0,
+	bytes = PEEK_MAX_BYTES,
+): Promise<ActionOutcome> {
+	// A mark is a record not yet committed; read it through the same verified read as a fold.
+	const slice = await readSource({ ...ws, lattice: withRecord(ws.lattice, record) }, record, offset, bytes);
+	if ("ok" in slice) return slice;
+	const next =
+		slice.nextOffset === undefined
+			? "This is the end of the source."
+			: `More follows: ${ws.options.toolName} ${JSON.stringify({ action: "peek", id: record.id, offset: slice.nextOffset })}`;
+	const header = [
+		`${record.id} is a pending mark (${record.kind}, ${record.sizes.entryCount} entries): it folds at the next commit; until then its entries show raw in the window. Source sha256 ${record.sourceHash} verified.`,
+		`Bytes ${slice.offset}–${slice.end} of ${slice.totalBytes}, one canonical JSON session entry per line. ${next}`,
+		`Withdraw it with ${ws.options.toolName} ${JSON.stringify({ action: "unmark", id: record.id })}.`,
 	];
 	return { ok: true, foldId: record.id, text: `${header.join("\n")}\n\n${slice.text}` };
 }
@@ -332,11 +377,11 @@ export async function expandFold(ws: FoldWorkspace, id: string): Promise<ActionO
 			`Fold ${id} is inside collapsed fold ${row.parentId}. Expand ${row.parentId} first (outside-in), or peek ${id} without expanding.`,
 		);
 	}
+	// The same verified read as peek: the blob, the record and the log agree, or nothing is restored.
 	const slice = await readSource(ws, record);
 	if ("ok" in slice) return slice;
 	const entries = leafEntries(ws, id);
 	if (isRefusal(entries)) return fromRefusal(entries);
-	if (sha256Hex(canonicalSpanBytes(entries)) !== record.sourceHash) return sessionChanged(record);
 	const children = childFoldIds(record);
 	return {
 		ok: true,

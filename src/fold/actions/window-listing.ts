@@ -45,7 +45,20 @@ export function describeEntry(entry: SessionEntry): string | undefined {
 	}
 }
 
-export function formatWindowListing(lattice: FoldLattice, view: BranchView, expanded: ReadonlySet<string>): string {
+/** Room kept for the header line when a listing is cut to a character bound. */
+const HEADER_RESERVE_CHARS = 120;
+
+/**
+ * The listing, newest items kept: at most `WINDOW_LISTING_LIMIT` items and
+ * `maxChars` characters (the model's status text shares one bound), the
+ * rest counted in the header.
+ */
+export function formatWindowListing(
+	lattice: FoldLattice,
+	view: BranchView,
+	expanded: ReadonlySet<string>,
+	maxChars = Number.POSITIVE_INFINITY,
+): string {
 	const lines: string[] = [];
 	for (const item of visibleLayout(lattice, view, expanded)) {
 		if (item.type === "fold") {
@@ -58,11 +71,19 @@ export function formatWindowListing(lattice: FoldLattice, view: BranchView, expa
 		const line = entry ? describeEntry(entry) : undefined;
 		if (line) lines.push(line);
 	}
-	const hidden = Math.max(0, lines.length - WINDOW_LISTING_LIMIT);
-	const shown = lines.slice(hidden);
+	const shown: string[] = [];
+	let used = HEADER_RESERVE_CHARS;
+	for (let at = lines.length - 1; at >= 0 && shown.length < WINDOW_LISTING_LIMIT; at--) {
+		const line = `  ${lines[at]}`;
+		if (used + line.length + 1 > maxChars) break;
+		used += line.length + 1;
+		shown.push(line);
+	}
+	shown.reverse();
+	const hidden = lines.length - shown.length;
 	const header =
 		hidden > 0
 			? `Window, newest ${shown.length} items (${hidden} earlier not listed); name spans by these ids:`
 			: "Window, oldest first; name spans by these ids:";
-	return [header, ...shown.map((line) => `  ${line}`)].join("\n");
+	return [header, ...shown].join("\n");
 }

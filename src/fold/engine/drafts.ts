@@ -59,8 +59,8 @@ export class DraftsMemo {
 	}
 
 	drafts(input: DraftsInput): ContextEditEntryDraft[] {
-		// A branch pi-fold never folded needs no edits.
-		if (input.state.records.length === 0) return [];
+		// A branch pi-fold never folded (and that shows no brief of a record it lost) needs no edits.
+		if (input.state.records.length === 0 && input.managed.size === 0) return [];
 		const { branch } = input;
 		const made = this.made;
 		const current =
@@ -97,6 +97,7 @@ export class DraftsMemo {
 			expanded: new Set(state.data.expanded),
 			brandNoun: input.brandNoun,
 			inWindow: (id) => input.window.inWindow(id),
+			view: branch.view,
 		});
 		const drafts = editDrafts(entries, plan, this.scope(input));
 		const incomplete = indexLattice(lattice, branch.view).detached.size > 0;
@@ -128,7 +129,7 @@ export class DraftsMemo {
 		const expanded = new Set(state.data.expanded);
 		const entryOf = (id: string) => branch.entries[branch.view.indexById.get(id) ?? -1];
 		const inWindow = (id: string) => input.window.inWindow(id);
-		const planInput = { lattice, expanded, brandNoun: input.brandNoun, inWindow };
+		const planInput = { lattice, expanded, brandNoun: input.brandNoun, inWindow, view: branch.view };
 		const changed: [string, DesiredContent][] = [];
 		const touched = new Set(made.drafts.map((draft) => draft.targetId));
 		for (const record of added) {

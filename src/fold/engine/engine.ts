@@ -21,6 +21,7 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { repairToolPairing } from "../../compaction/pi/repair.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
@@ -62,6 +63,7 @@ import { NextWindow } from "./next-window.ts";
 import { EntryQueue } from "./queue.ts";
 import { lostAnnouncements } from "./recovery.ts";
 import { freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
+import { strayBriefEntries } from "./stray-briefs.ts";
 
 /** What the engine keeps between events besides the fold state (counters and flags status reports). */
 export interface EngineCounters {
@@ -132,6 +134,11 @@ export class FoldEngine {
 		this.counters.lastCommit = lastCommitOn(branch, prefix);
 		this.lastDecision = undefined;
 		this.replaceBranch(branch);
+		// A brief whose record was skipped on load (or rejected with it: a fold naming a skipped child) goes back to
+		// raw: it must not advertise an id peek and expand do not answer.
+		const known = this.lattice().folds;
+		const stray = strayBriefEntries(branch, this.tracker.latestEdits, this.options.brandNoun, (id) => known.has(id));
+		for (const id of stray) this.managed.add(id);
 	}
 
 	/** The branch is not the last one grown (a host could not tell what was appended): view and window are rebuilt, the fold state stays. */
@@ -459,7 +466,10 @@ export class FoldEngine {
 		const persisted = this.next.messages();
 		let preview: AgentMessage[] | undefined;
 		if (drafts.length > 0 && startsWith(messages, persisted)) {
-			preview = [...this.next.withDrafts(drafts).messages(), ...messages.slice(persisted.length)];
+			// Other handlers (orphan repair among them) ran on the host's list; the preview replaces it, so it is
+			// held to the same pairing rule: whatever the drafts do, no request goes out with an orphan result.
+			const drafted = [...this.next.withDrafts(drafts).messages(), ...messages.slice(persisted.length)];
+			preview = repairToolPairing(drafted).messages;
 			this.announceCauses();
 		}
 		const sent = preview ?? messages;

@@ -23,8 +23,9 @@ import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../../session/canonical.ts";
 import { DROPPED_STOP_REASONS } from "../../session/closure.ts";
 import { latestEdits } from "../../session/projection.ts";
+import { indexLattice } from "../lattice/lattice-index.ts";
 import { childFoldIds, type FoldLattice, type FoldRecord, leafEntryIds, parentMap } from "../lattice/records.ts";
-import { isEditableEntry } from "../lattice/units.ts";
+import { analyzeBranch, type BranchView, isEditableEntry } from "../lattice/units.ts";
 
 export type DesiredContent = { kind: "omit" } | { kind: "replace"; content: ContextEditableContent };
 
@@ -47,15 +48,26 @@ export interface PlanInput {
 	 * the kept part never vanishes without its brief. Default: all.
 	 */
 	inWindow?: (entryId: string) => boolean;
+	/**
+	 * The branch's view. Only folds the lattice index places on it show a
+	 * brief (the same placement and shape checks every action and `verify`
+	 * apply), so a forged or damaged record never reaches the window. Default:
+	 * analyzed from the branch `planWindow` gets.
+	 */
+	view?: BranchView;
 }
 
-/** Folds whose brief shows: collapsed folds with every ancestor expanded. */
-export function visibleCollapsedFolds(lattice: FoldLattice, expanded: ReadonlySet<string>): string[] {
+/** Folds whose brief shows: collapsed folds with every ancestor expanded (among those `placed`, default all). */
+export function visibleCollapsedFolds(
+	lattice: FoldLattice,
+	expanded: ReadonlySet<string>,
+	placed: (id: string) => boolean = () => true,
+): string[] {
 	const parents = parentMap(lattice);
 	const visible: string[] = [];
 	const visit = (id: string): void => {
 		const record = lattice.folds.get(id);
-		if (!record) return;
+		if (!record || !placed(id)) return;
 		if (!expanded.has(id)) {
 			visible.push(id);
 			return;
@@ -93,8 +105,11 @@ export function planWindow(branch: readonly SessionEntry[], input: PlanInput): W
 	const byId = new Map(branch.map((entry) => [entry.id, entry]));
 	const desired = new Map<string, DesiredContent>();
 	const visible: string[] = [];
-	for (const id of visibleCollapsedFolds(input.lattice, input.expanded)) {
-		const placed = placeFold(id, (entryId) => byId.get(entryId), input);
+	const view = input.view ?? analyzeBranch(branch);
+	const index = indexLattice(input.lattice, view);
+	const withView = { ...input, view };
+	for (const id of visibleCollapsedFolds(input.lattice, input.expanded, (foldId) => index.placed.has(foldId))) {
+		const placed = placeFold(id, (entryId) => byId.get(entryId), withView);
 		if (!placed) continue;
 		for (const [entryId, content] of placed) desired.set(entryId, content);
 		visible.push(id);
@@ -111,6 +126,7 @@ export function placeFold(
 	const record = input.lattice.folds.get(id);
 	const leaves = leafEntryIds(input.lattice, id);
 	if (!record || !Array.isArray(leaves)) return undefined;
+	if (input.view && !indexLattice(input.lattice, input.view).placed.has(id)) return undefined;
 	const entries = leaves.map(entryOf).filter((entry): entry is SessionEntry => !!entry);
 	// A fold whose entries are not all on this branch cannot be shown here; its span stays raw.
 	if (entries.length !== leaves.length) return undefined;

@@ -1,16 +1,61 @@
 /**
  * Where each fold of a lattice sits on a branch.
  *
- * A fold is placed when all its leaves are on the branch and its parts are
- * contiguous and in order; it then covers the half-open entry range
+ * A fold is placed when all its leaves are on the branch, its parts are
+ * contiguous and in order, and its span has a shape the window can show
+ * (`shapeProblem`: whole units, no barrier, nothing open, a tool-batch fold
+ * exactly one completed batch); it then covers the half-open entry range
  * `[start, end)`. A fold that cannot be placed (its entries belong to another
- * branch, or its parts are out of order) is detached: the operations ignore it
- * and `checkLattice` reports it.
+ * branch, its parts are out of order, or a forged or damaged record covers a
+ * tool call without its result) is detached: the window, the ladder and the
+ * actions ignore it, and `checkLattice` reports it. This one check is what
+ * keeps a hash-consistent record from ever sending a provider-invalid request.
  */
 
 import { LayeredMap } from "./layered-map.ts";
 import { type FoldLattice, type FoldRecord, growthOf, parentMap } from "./records.ts";
-import type { BranchView, StructuralUnit } from "./units.ts";
+import { type BranchView, type StructuralUnit, unitsInRange } from "./units.ts";
+
+/** Why a placed span cannot be shown, by the code `checkLattice` and `pi-fold verify` name it with. */
+export type ShapeDefectCode = "misaligned" | "barrier" | "open-unit";
+
+export interface ShapeDefect {
+	code: ShapeDefectCode;
+	message: string;
+}
+
+/**
+ * Why a fold of this kind over `[start, end)` cannot be shown on this
+ * branch, or undefined when it can. Showing a brief for a span that cuts a
+ * unit would leave a tool call without its result (or a result without its
+ * call) in the request: the provider refuses it.
+ */
+export function shapeProblem(
+	view: BranchView,
+	record: FoldRecord,
+	start: number,
+	end: number,
+): ShapeDefect | undefined {
+	const units = unitsInRange(view, start, end);
+	const first = units[0];
+	const last = units[units.length - 1];
+	const id = record.id;
+	if (!first || !last || first.start !== start || last.end !== end)
+		return { code: "misaligned", message: `fold ${id} does not start and end on unit boundaries` };
+	if (units.some((unit) => unit.kind === "barrier"))
+		return {
+			code: "barrier",
+			message: `fold ${id} contains an entry Pi cannot hide (a compaction, branch summary, bash run or system message)`,
+		};
+	if (record.kind === "tool-batch") {
+		const context = units.filter((unit) => unit.context);
+		const batch = context[0];
+		if (context.length !== 1 || batch?.kind !== "tool-batch")
+			return { code: "misaligned", message: `tool-batch fold ${id} is not exactly one tool batch` };
+		if (!batch.completed) return { code: "open-unit", message: `tool-batch fold ${id} holds an incomplete batch` };
+	} else if (units.some((unit) => !unit.closed)) return { code: "open-unit", message: `fold ${id} holds an open unit` };
+	return undefined;
+}
 
 export interface FoldPlacement {
 	id: string;
@@ -29,6 +74,8 @@ export interface LatticeIndex {
 	placed: ReadonlyMap<string, FoldPlacement>;
 	/** Fold id → why it could not be placed on this branch. */
 	detached: ReadonlyMap<string, string>;
+	/** Detached folds whose span is on the branch but has a shape the window cannot show. */
+	misshapen: ReadonlyMap<string, ShapeDefect>;
 	/** Placed folds in transcript order: by start, outer before inner. */
 	ordered: readonly FoldPlacement[];
 	/** Placed root folds by start index. */
@@ -37,7 +84,7 @@ export interface LatticeIndex {
 	roots: readonly FoldPlacement[];
 }
 
-type Range = { start: number; end: number } | { problem: string };
+type Range = { start: number; end: number } | { problem: string; shape?: ShapeDefect };
 
 /**
  * Indexes already built, per lattice and view. A lattice is an immutable
@@ -84,7 +131,7 @@ function grownIndex(base: LatticeIndex, record: FoldRecord): LatticeIndex | unde
 		children.add(part.foldId);
 	}
 	const range = partsRange(record, view, (id) => base.placed.get(id) ?? { problem: "unplaced" });
-	if ("problem" in range) return undefined;
+	if ("problem" in range || shapeProblem(view, record, range.start, range.end)) return undefined;
 	// Every fold placed inside the new span must sit under one of its children.
 	const first = lowerBound(base.ordered, range.start);
 	let last = first;
@@ -116,7 +163,8 @@ function grownIndex(base: LatticeIndex, record: FoldRecord): LatticeIndex | unde
 	roots.splice(lowerBound(roots, placement.start), 0, placement);
 	const rootAt = new Map<number, FoldPlacement>();
 	for (const root of roots) rootAt.set(root.start, root);
-	return { view, placed: LayeredMap.over(base.placed, moved), detached: base.detached, ordered, rootAt, roots };
+	const placed = LayeredMap.over(base.placed, moved);
+	return { view, placed, detached: base.detached, misshapen: base.misshapen, ordered, rootAt, roots };
 }
 
 /** First position in `sorted` (by start) whose start is at or after `start`. */
@@ -142,16 +190,22 @@ function buildIndex(lattice: FoldLattice, view: BranchView): LatticeIndex {
 		if (!record) range = { problem: "is named as a part but has no record" };
 		else if (depth > lattice.folds.size) range = { problem: "is its own ancestor" };
 		else range = partsRange(record, view, (child) => rangeOf(child, depth + 1));
+		if (record && !("problem" in range)) {
+			const shape = shapeProblem(view, record, range.start, range.end);
+			if (shape) range = { problem: `cannot be shown (${shape.message})`, shape };
+		}
 		ranges.set(id, range);
 		return range;
 	};
 
 	const placed = new Map<string, FoldPlacement>();
 	const detached = new Map<string, string>();
+	const misshapen = new Map<string, ShapeDefect>();
 	for (const record of lattice.folds.values()) {
 		const range = rangeOf(record.id, 0);
 		if ("problem" in range) {
 			detached.set(record.id, range.problem);
+			if (range.shape) misshapen.set(record.id, range.shape);
 			continue;
 		}
 		placed.set(record.id, { id: record.id, record, ...range, parentId: parents.get(record.id), depth: 0 });
@@ -174,7 +228,7 @@ function buildIndex(lattice: FoldLattice, view: BranchView): LatticeIndex {
 	const roots = ordered.filter((placement) => placement.parentId === undefined);
 	const rootAt = new Map<number, FoldPlacement>();
 	for (const placement of roots) rootAt.set(placement.start, placement);
-	return { view, placed, detached, ordered, rootAt, roots };
+	return { view, placed, detached, misshapen, ordered, rootAt, roots };
 }
 
 function partsRange(record: FoldRecord, view: BranchView, childRange: (id: string) => Range): Range {

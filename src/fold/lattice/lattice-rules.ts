@@ -128,6 +128,7 @@ export function checkPlacement(index: LatticeIndex, start: number, end: number):
 		return refusal(
 			"already-folded",
 			`Span is exactly fold ${holder.id} (${holder.record.kind}); nothing new to fold. Use rebrief to change its brief, or name a wider span.`,
+			holder.id,
 		);
 	}
 	return refusal(

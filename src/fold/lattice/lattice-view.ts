@@ -150,7 +150,12 @@ export function checkLattice(
 	const add = (foldId: string, code: LatticeDefectCode, message: string): void => {
 		defects.push({ foldId, code, message });
 	};
-	for (const [id, why] of index.detached) add(id, "detached", `fold ${id} ${why}`);
+	for (const [id, why] of index.detached) {
+		// A span whose shape the window cannot show is named by its shape (the fold stays unshown either way).
+		const shape = index.misshapen.get(id);
+		if (shape) add(id, shape.code, shape.message);
+		else add(id, "detached", `fold ${id} ${why}`);
+	}
 
 	const open: FoldPlacement[] = [];
 	for (const fold of index.ordered) {
@@ -170,33 +175,15 @@ export function checkLattice(
 	return defects;
 }
 
+/** The rules placement does not enforce (a fold breaking them still shows correctly). */
 function checkShape(
 	view: BranchView,
 	fold: FoldPlacement,
 	add: (foldId: string, code: LatticeDefectCode, message: string) => void,
 ): void {
-	const units = unitsInRange(view, fold.start, fold.end);
-	const first = units[0];
-	const last = units[units.length - 1];
-	if (!first || !last || first.start !== fold.start || last.end !== fold.end) {
-		add(fold.id, "misaligned", `fold ${fold.id} does not start and end on unit boundaries`);
-	}
-	if (units.some((unit) => unit.kind === "barrier")) {
-		add(
-			fold.id,
-			"barrier",
-			`fold ${fold.id} contains an entry Pi cannot hide (a compaction, branch summary, bash run or system message)`,
-		);
-	}
-	const context = units.filter((unit) => unit.context);
 	const kind = fold.record.kind;
-	if (kind === "tool-batch") {
-		const batch = context[0];
-		if (context.length !== 1 || batch?.kind !== "tool-batch") {
-			add(fold.id, "misaligned", `tool-batch fold ${fold.id} is not exactly one tool batch`);
-		} else if (!batch.completed) add(fold.id, "open-unit", `tool-batch fold ${fold.id} holds an incomplete batch`);
-	} else {
-		if (units.some((unit) => !unit.closed)) add(fold.id, "open-unit", `fold ${fold.id} holds an open unit`);
+	if (kind !== "tool-batch") {
+		const context = unitsInRange(view, fold.start, fold.end).filter((unit) => unit.context);
 		const folds = fold.record.parts.filter((part) => part.type === "fold").length;
 		if (kind === "chapter" && context.length < MIN_CHAPTER_UNITS) {
 			add(fold.id, "too-small", `chapter ${fold.id} holds fewer than ${MIN_CHAPTER_UNITS} units`);

@@ -82,10 +82,12 @@ export interface FoldRefusal {
 	ok: false;
 	code: RefusalCode;
 	message: string;
+	/** The existing fold the refusal is about (already-folded: the fold that is exactly the span). */
+	foldId?: string;
 }
 
-export function refusal(code: RefusalCode, message: string): FoldRefusal {
-	return { ok: false, code, message };
+export function refusal(code: RefusalCode, message: string, foldId?: string): FoldRefusal {
+	return foldId === undefined ? { ok: false, code, message } : { ok: false, code, message, foldId };
 }
 
 export function isRefusal(value: unknown): value is FoldRefusal {

@@ -289,9 +289,10 @@ export class FoldRuntime {
 	}
 
 	/** The window's entries and folds with their ids (status detail "window"). */
-	windowListing(ctx: ExtensionContext): string {
+	windowListing(ctx: ExtensionContext, maxChars?: number): string {
 		this.sync(ctx);
-		return formatWindowListing(this.engine.lattice(), this.engine.view, new Set(this.engine.foldState.data.expanded));
+		const expanded = new Set(this.engine.foldState.data.expanded);
+		return formatWindowListing(this.engine.lattice(), this.engine.view, expanded, maxChars);
 	}
 
 	status(ctx: ExtensionContext): StatusDetails {

@@ -7,6 +7,7 @@
 
 import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { truncateText } from "../../text/bounded.ts";
 import {
 	type ActionOutcome,
 	expandFold,
@@ -20,7 +21,12 @@ import {
 } from "../actions/actions.ts";
 import { listChildren } from "../actions/peek-children.ts";
 import { searchAction } from "../actions/search-action.ts";
-import { boundedDetails, statusText as boundedStatusText, type StatusDetails } from "../actions/status.ts";
+import {
+	boundedDetails,
+	statusText as boundedStatusText,
+	STATUS_MAX_CHARS,
+	type StatusDetails,
+} from "../actions/status.ts";
 import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } from "../actions/tool-schema.ts";
 import type { ToolAction } from "../options.ts";
 import { parseEvidenceAddress } from "../store/evidence.ts";
@@ -111,7 +117,14 @@ function statusText(
 		offset,
 		limit,
 	});
-	const text = detail === "window" ? `${shown.text}\n${runtime.windowListing(ctx)}` : shown.text;
+	// The listing shares the status bound: it gets what the status text leaves.
+	const text =
+		detail === "window"
+			? truncateText(
+					`${shown.text}\n${runtime.windowListing(ctx, STATUS_MAX_CHARS - shown.text.length - 1)}`,
+					STATUS_MAX_CHARS,
+				)
+			: shown.text;
 	return { text, folds: shown.shown, offset: shown.offset };
 }
 

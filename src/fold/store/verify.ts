@@ -24,7 +24,7 @@ export type DefectKind =
 	| "unreadable-state"
 	| "rejected-record"
 	| LatticeDefectCode
-	| "log-edited"
+	| "source-conflict"
 	| "blob-corrupt"
 	| "blob-mismatch"
 	| "blob-missing"
@@ -62,14 +62,17 @@ const NEXT_STEP: Readonly<Record<DefectKind, string>> = {
 	"partial-overlap": "the later fold is ignored; fold the span again if wanted",
 	"duplicate-span": "one of the two folds is redundant; expand or reboundary it",
 	unparented: "the inner fold is not nested correctly; reboundary the outer fold",
-	misaligned: "the fold does not cover whole units; reboundary it",
+	misaligned:
+		"the fold cuts a unit (a tool call from its result), so pi-fold ignores it and its entries show raw; drop the record, or fold the span again if wanted",
 	"too-small": "the chapter is below the minimum size; reboundary it",
-	"open-unit": "the fold holds an unfinished unit; reboundary it",
-	barrier: "the fold covers an entry Pi cannot hide; reboundary it",
+	"open-unit":
+		"the fold holds an unfinished unit, so pi-fold ignores it and its entries show raw; fold the span again once it has finished",
+	barrier:
+		"the fold covers an entry Pi cannot hide, so pi-fold ignores it and its entries show raw; fold the entries on one side of it",
 	"source-mismatch": "the record does not describe its entries; drop the record and fold the span again",
 	"brief-too-long": "the brief is capped when read; rebrief the fold",
-	"log-edited":
-		"the session log was edited after folding; the store still holds the original bytes (peek them), and expand refuses until the log is restored",
+	"source-conflict":
+		"pi-fold serves neither as the fold's source (peek and expand refuse); compare the stored blob with the log (peek an entry id for the log's text) and restore the true one from a backup",
 	"blob-corrupt":
 		"move the corrupt blob aside (it is read-only); peek rebuilds it from the log when the log still hashes to the fold",
 	"blob-mismatch":
@@ -166,9 +169,17 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 			};
 		}
 		if (!context.logMatches) {
+			// A log edited after folding and a record re-pointed at a forged blob look alike from the file; a blob of
+			// the log's current bytes in the store is a sign of the second.
+			const onBranch = leaves.map((id) => view.entries[view.indexById.get(id) ?? -1]);
+			const logHash = onBranch.every((entry) => entry !== undefined) ? sha256Hex(canonicalSpanBytes(onBranch)) : "";
+			const repointed =
+				logHash !== "" && (await store.has(logHash))
+					? `; the store also holds blob ${logHash} of the log's current bytes, so the record was most likely re-pointed`
+					: "";
 			return {
-				kind: "log-edited",
-				problem: `the entries of fold ${record.id} (${leaves[0]}…${leaves.at(-1)}) no longer hash to its source: they were edited in the log after folding`,
+				kind: "source-conflict",
+				problem: `the stored blob of fold ${record.id} and the log disagree about its entries (${leaves[0]}…${leaves.at(-1)}): the log was edited after folding, or the record was re-pointed at a forged blob${repointed}`,
 			};
 		}
 		return "ok";

@@ -37,4 +37,13 @@ describe("status detail window", () => {
 		expect(listing).toMatch(/5 earlier not listed/);
 		expect(listing).toContain(`"message ${WINDOW_LISTING_LIMIT + 4}"`);
 	});
+
+	it("fits a character bound (what status leaves of its 4,096), newest items kept, the rest counted", () => {
+		const b = new FoldBranch();
+		for (let i = 0; i < WINDOW_LISTING_LIMIT; i++) b.user(`message ${i} ${"words ".repeat(20)}`);
+		const listing = formatWindowListing(emptyLattice(), analyzeBranch(b.entries), new Set(), 2_000);
+		expect(listing.length).toBeLessThanOrEqual(2_000);
+		expect(listing).toMatch(/\d+ earlier not listed/);
+		expect(listing).toContain(`"message ${WINDOW_LISTING_LIMIT - 1} `);
+	});
 });

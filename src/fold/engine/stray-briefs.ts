@@ -1,0 +1,67 @@
+/**
+ * Briefs that outlived their record. The window shows a fold's brief through
+ * `context_edit` entries; the fold's record is a separate state line. When
+ * that line is skipped on load (damaged, forged, cut by a crash in another
+ * writer) the edits remain, and the brief would go on advertising an id that
+ * `peek` and `expand` answer with unknown-fold. This module finds, from the
+ * edits alone, which entries show such a brief (its header, or a batch
+ * pointer naming the fold) and which entries the same chapter omitted, so the
+ * engine restores them to their raw content at the next request: a brief
+ * never outlives its record.
+ *
+ * Only entries whose edit names a fold the state does not hold are claimed;
+ * every other edit (another extension's, Pi's omission of a failed reply)
+ * stays where it is.
+ */
+
+import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { isEditableEntry } from "../lattice/units.ts";
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The fold a window text names as its own brief or batch pointer, with the entry count a brief states. */
+function foldNamedBy(text: string, brandNoun: string): { id: string; entryCount: number } | undefined {
+	const brand = escapeRegExp(brandNoun);
+	const brief = new RegExp(`^\\[${brand} fold (f-[0-9a-f]+) · [a-z-]+ · (\\d+) entries · `).exec(text);
+	if (brief?.[1]) return { id: brief[1], entryCount: Number(brief[2]) };
+	const pointer = new RegExp(`^\\[${brand} fold (f-[0-9a-f]+): result folded;`).exec(text);
+	return pointer?.[1] ? { id: pointer[1], entryCount: 1 } : undefined;
+}
+
+function replacementText(edit: ContextEditEntry): string | undefined {
+	const content = edit.replacement?.content;
+	if (typeof content === "string") return content;
+	const first = Array.isArray(content) ? content[0] : undefined;
+	return first && first.type === "text" ? first.text : undefined;
+}
+
+/**
+ * Entry ids whose current edit belongs to a fold `known` does not hold: the
+ * entry carrying the brief or pointer, and the entries omitted after a brief
+ * within the entry count it states.
+ */
+export function strayBriefEntries(
+	entries: readonly SessionEntry[],
+	edits: ReadonlyMap<string, ContextEditEntry>,
+	brandNoun: string,
+	known: (foldId: string) => boolean,
+): string[] {
+	const stray: string[] = [];
+	entries.forEach((entry, index) => {
+		const edit = edits.get(entry.id);
+		const text = edit ? replacementText(edit) : undefined;
+		const named = text === undefined ? undefined : foldNamedBy(text, brandNoun);
+		if (!named || known(named.id)) return;
+		stray.push(entry.id);
+		// A chapter omits every other editable entry of its span; the span holds the brief's carrier.
+		for (let at = index + 1; at < Math.min(entries.length, index + named.entryCount); at++) {
+			const next = entries[at];
+			if (!next || !isEditableEntry(next)) continue;
+			if (edits.get(next.id)?.replacement !== null) break;
+			stray.push(next.id);
+		}
+	});
+	return stray;
+}
