@@ -53,6 +53,8 @@ export interface PlayOptions {
 	onRequest?: (assistant: SessionEntry, messages: readonly AgentMessage[], outcome: RequestOutcome) => void;
 	/** Each automatic commit that created folds: how many, and whether the fence forced it. */
 	onCommit?: (folds: number, fence: boolean) => void;
+	/** Before a recorded entry joins the branch: where a replay runs what Pi does there (its threshold compaction). */
+	beforeEntry?: (entry: SessionEntry) => void;
 }
 
 const isMessage = (entry: SessionEntry | undefined, role: string): boolean =>
@@ -91,6 +93,7 @@ export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[]
 	let lastAssistant: SessionEntry | undefined;
 
 	recorded.forEach((entry, index) => {
+		options.beforeEntry?.(entry);
 		if (isMessage(entry, "assistant")) {
 			lastAssistant = entry;
 			const host = options.hostFor(entry);
