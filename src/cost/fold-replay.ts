@@ -20,6 +20,7 @@
 
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { PrepareHint } from "../fold/engine/automatic.ts";
 import { FoldEngine } from "../fold/engine/engine.ts";
 import { playBranch, type Sink } from "../fold/engine/headless.ts";
 import { type HostFacts, type ModelFacts, modelHostFacts } from "../fold/engine/host-facts.ts";
@@ -36,6 +37,7 @@ import {
 } from "./native-replay.ts";
 import { NAMED_RATE_CARDS, type RateCard } from "./rate-card.ts";
 import { promptMessageMemo, requestOf, type SessionRequest } from "./session-requests.ts";
+import { summarizerReplay } from "./summarizer-replay.ts";
 
 /** What a reference policy does at a boundary: folds applied to the engine's state; returns how many. */
 export type BoundaryPolicy = (engine: FoldEngine, host: HostFacts) => number;
@@ -66,6 +68,8 @@ export interface ReplayResult {
 	summaries: SummaryRequest[];
 	/** Threshold checks a ladder commit answered instead (Pi's compaction cancelled, as the runtime does). */
 	cancelledCompactions: number;
+	/** The model summarizer's requests (with `pi`, unless the options make briefs deterministic). */
+	sideRequests: readonly SummaryRequest[];
 }
 
 /** Pi's threshold compaction, run in a replay where Pi would check it (`native-replay.ts`). */
@@ -73,6 +77,8 @@ export interface PiThreshold {
 	settings: NativeCompaction;
 	/** Provider tokens per estimated token: what Pi's usage-based reading says. */
 	calibration: Calibration;
+	/** Working directory the summarizer's fact lines are relative to. */
+	cwd: string;
 }
 
 /** Card for a model the catalog does not know: the spec's measured card (the report says when it was used). */
@@ -178,7 +184,12 @@ export function replayBranch(
 		compactions: 0,
 		summaries: [],
 		cancelledCompactions: 0,
+		sideRequests: [],
 	};
+	const summarizer =
+		pi && policy === "ladder" && options.summarizer !== "deterministic"
+			? summarizerReplay(pi.calibration, pi.cwd)
+			: undefined;
 	const counted = (folds: number, fence: boolean) => {
 		result.commits++;
 		result.commitRequests.push(result.requests.length);
@@ -193,7 +204,10 @@ export function replayBranch(
 		const host = entry.type === "message" && entry.message.role === "assistant" ? hostFor(entry) : lastHost;
 		if (policy === "ladder" && host) {
 			const plan = engine.planAutoCommit(host, "threshold", line);
-			if (plan.kind === "planned" && engine.applyCommit(plan).folded) {
+			if (plan.kind === "declined") summarizer?.prepare(plan.prepare);
+			const applied = plan.kind === "planned" ? engine.applyCommit(plan) : undefined;
+			if (applied) summarizer?.prepare(applied.prepare);
+			if (plan.kind === "planned" && applied?.folded) {
 				counted(plan.planned.change.records.length, false);
 				engine.cancelledCompaction();
 				result.cancelledCompactions++;
@@ -211,6 +225,7 @@ export function replayBranch(
 	playBranch(engine, recorded, {
 		sink: appendSink(),
 		beforeEntry: threshold,
+		...(summarizer ? { onPrepare: (hint: PrepareHint) => summarizer.prepare(hint) } : {}),
 		hostFor,
 		decide:
 			typeof policy === "string"
@@ -234,5 +249,6 @@ export function replayBranch(
 		onCommit: counted,
 	});
 	result.branch = [...engine.entries];
+	if (summarizer) result.sideRequests = summarizer.requests;
 	return result;
 }

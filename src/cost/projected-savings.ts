@@ -10,9 +10,10 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { toolDeclarationChars } from "../fold/actions/tool-schema.ts";
 import type { HostFacts } from "../fold/engine/host-facts.ts";
 import { resolveOptions } from "../fold/options.ts";
-import type { Calibration } from "../session/tokens.ts";
+import { type Calibration, calibratedTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds, catalogModel } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
 import {
@@ -105,9 +106,10 @@ export function modelSequence(
 	all: readonly SessionRequest[],
 	calibration: Calibration,
 	cache: PrefixCacheOptions,
+	extraFixedTokens = 0,
 ): ModelledSequence {
 	const requests = all.filter((request) => !request.failed);
-	const modelled = simulatePrefixCache(promptRequests(requests, calibration), cache);
+	const modelled = simulatePrefixCache(promptRequests(requests, calibration, extraFixedTokens), cache);
 	const sequence: ModelledSequence = {
 		requests: [],
 		promptTokens: modelled.promptTokens,
@@ -221,12 +223,20 @@ export function projectSavings(
 		keepRecentTokens: compaction.keepRecentTokens ?? PI_DEFAULT_KEEP_RECENT_TOKENS,
 		summaryChars: compaction.summaryChars ?? NATIVE_SUMMARY_CHARS,
 	};
-	const ladder = replayBranch(branch, "ladder", resolveOptions(), hostFor, { settings, calibration });
+	const options = resolveOptions();
+	const ladder = replayBranch(branch, "ladder", options, hostFor, { settings, calibration, cwd });
 	const replayed = replayNativeCompaction(branch, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
 	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);
 	const summaryCost = summariesCost(replayed.summaries, card);
-	const projected = modelSequence(ladder.requests, calibration, cache);
+	// Every request pi-fold shapes also carries its tool's declaration and prompt line.
+	const declared = Math.ceil(toolDeclarationChars(options.toolName, options.toolActions) / PI_CHARS_PER_TOKEN);
+	const projected = modelSequence(
+		ladder.requests,
+		calibration,
+		cache,
+		calibratedTokens(declared, { ...calibration, overhead: 0 }),
+	);
 	return {
 		mainModelKey,
 		card: card.name,
@@ -242,7 +252,7 @@ export function projectSavings(
 		},
 		projected: {
 			...projected,
-			cost: projected.cost + summariesCost(ladder.summaries, card),
+			cost: projected.cost + summariesCost([...ladder.summaries, ...ladder.sideRequests], card),
 			compactions: ladder.compactions,
 			cancelledCompactions: ladder.cancelledCompactions,
 		},

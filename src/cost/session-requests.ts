@@ -137,8 +137,9 @@ export function calibrateRequests(requests: readonly SessionRequest[]): Calibrat
 export function promptRequests(
 	requests: readonly SessionRequest[],
 	calibration: Calibration = IDENTITY_CALIBRATION,
+	extraFixedTokens = 0,
 ): PromptRequest[] {
-	const overhead = Math.max(0, Math.round(calibration.overhead));
+	const overhead = Math.max(0, Math.round(calibration.overhead)) + extraFixedTokens;
 	const perMessage: Calibration = { ...calibration, overhead: 0 };
 	const scaled = new WeakMap<PromptMessage, PromptMessage>();
 	const rescale = (message: PromptMessage): PromptMessage => {
