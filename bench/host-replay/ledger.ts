@@ -3,9 +3,10 @@
  * provider answered costs under the session model's rate card, with the
  * provider's prefix cache expiring on the recorded clock.
  *
- * Per request: prompt tokens are the loopback's estimate (ceil of canonical
- * prompt characters / 4); cached tokens are the longest prefix shared with
- * any earlier answered request still alive in the cache (a prefix lives for
+ * Per request: prompt tokens are the loopback's count under the run's
+ * tokenizer (the session log's calibrated estimate, `calibratedTokenizer`:
+ * what `pi-fold report` counts for the same messages); cached tokens are the
+ * longest prefix shared with any earlier answered request still alive in the cache (a prefix lives for
  * the card's cache lifetime after the last request that used it, measured on
  * the recorded timestamps, so a request more than that after the previous
  * one reads nothing), rounded by the provider's rules; the rest is fresh,
@@ -18,10 +19,10 @@
 import { type PricedRequest, priceRequest, type TokenUsage } from "../../src/cost/price.ts";
 import type { RateCard } from "../../src/cost/rate-card.ts";
 import {
-	CHARS_PER_TOKEN,
 	type PromptCacheRules,
 	PromptPrefixIndex,
-	roundCachedTokens,
+	type PromptTokenizer,
+	promptCacheUsage,
 } from "../../test/harness/provider-rules.ts";
 import type { RequestKind } from "../agent/agent.ts";
 import type { RunRequest } from "./run-arm.ts";
@@ -34,6 +35,8 @@ export interface LedgerRules {
 	cacheRules: PromptCacheRules;
 	/** Cache lifetime in seconds; undefined: never expires. */
 	ttlSeconds: number | undefined;
+	/** How tokens are counted: the loopback's tokenizer in the same run (default: its characters / 4). */
+	tokenizer?: PromptTokenizer;
 }
 
 export interface LedgerRow {
@@ -75,13 +78,17 @@ export function buildLedger(requests: readonly RunRequest[], rules: LedgerRules)
 	for (const { request, kind, at } of requests) {
 		const billed = request.reply !== undefined;
 		const prompt = request.prompt;
-		const promptTokens = Math.ceil(prompt.length / CHARS_PER_TOKEN);
+		let { promptTokens } = promptCacheUsage(prompt, 0, rules.cacheRules, rules.tokenizer);
 		let cachedTokens = 0;
 		let rewrite = false;
 		let priced: PricedRequest | undefined;
 		if (billed) {
-			const shared = cache.sharedChars(prompt, at);
-			cachedTokens = Math.min(roundCachedTokens(Math.floor(shared / CHARS_PER_TOKEN), rules.cacheRules), promptTokens);
+			({ promptTokens, cachedTokens } = promptCacheUsage(
+				prompt,
+				cache.sharedChars(prompt, at),
+				rules.cacheRules,
+				rules.tokenizer,
+			));
 			cache.remember(prompt, at);
 			priced = priceRequest(rules.card, usage(rules.card, promptTokens, cachedTokens, request.completionTokens ?? 0));
 			if (kind === "agent") {

@@ -5,6 +5,7 @@
  * (the units each request sent first, read off the run's own prompts).
  */
 
+import { CHARS_PER_TOKEN, type PromptTokenizer } from "../../test/harness/provider-rules.ts";
 import { countCommits } from "../agent/metrics.ts";
 import type { FloorInput, FloorRequest, FloorUnit } from "./floor.ts";
 import { buildLedger, type Ledger, type LedgerRules } from "./ledger.ts";
@@ -55,7 +56,12 @@ function lines(prompt: string): string[] {
  * lines no earlier request carried (counted with multiplicity, walking back
  * from the end: what a request sends first is always at its end, raw).
  */
-export function floorRequests(raw: RawRun): { prefixChars: number; requests: FloorRequest[] } {
+export function floorRequests(
+	raw: RawRun,
+	tokenizer?: PromptTokenizer,
+): { prefixChars: number; requests: FloorRequest[] } {
+	// The floor sizes units in characters at CHARS_PER_TOKEN a token: a line's tokens under the run's tokenizer.
+	const size = (line: string) => (tokenizer ? tokenizer.lineTokens(line) * CHARS_PER_TOKEN : line.length);
 	const seen = new Map<string, number>();
 	const requests: FloorRequest[] = [];
 	let prefixChars: number | undefined;
@@ -76,9 +82,9 @@ export function floorRequests(raw: RawRun): { prefixChars: number; requests: Flo
 			const left = counts.get(line) ?? 0;
 			if (left <= (seen.get(line) ?? 0)) break;
 			counts.set(line, left - 1);
-			units.unshift({ chars: line.length, foldable: role !== "user" });
+			units.unshift({ chars: size(line), foldable: role !== "user" });
 		}
-		prefixChars ??= all.slice(0, toolLines + index + 1).reduce((sum, line) => sum + line.length, 0);
+		prefixChars ??= all.slice(0, toolLines + index + 1).reduce((sum, line) => sum + size(line), 0);
 		const carried = new Map<string, number>();
 		for (const line of messageLines) carried.set(line, (carried.get(line) ?? 0) + 1);
 		for (const [line, count] of carried) seen.set(line, Math.max(seen.get(line) ?? 0, count));
@@ -94,7 +100,7 @@ export function floorInput(
 	limitTokens: number,
 	shape: { briefChars: number; tailChars: number },
 ): FloorInput {
-	const { prefixChars, requests } = floorRequests(raw);
+	const { prefixChars, requests } = floorRequests(raw, rules.tokenizer);
 	return {
 		prefixChars,
 		requests,

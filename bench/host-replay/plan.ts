@@ -69,6 +69,8 @@ export function scriptedReply(request: RecordedRequest): ScriptedReply {
 		// pi-ai joins an assistant message's text parts with nothing between them when it sends them back.
 		...(text.length > 0 ? { text: text.join("") } : {}),
 		...(toolCalls.length > 0 ? { toolCalls } : {}),
+		// The provider reports the output the log recorded (the report bills the same figure).
+		...(request.reply.usage?.output ? { completionTokens: request.reply.usage.output } : {}),
 	};
 }
 

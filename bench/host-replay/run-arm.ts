@@ -33,7 +33,7 @@ import {
 	readSessionFile,
 } from "../../test/harness/pi-cli.ts";
 import { startRpc } from "../../test/harness/pi-rpc.ts";
-import type { PromptCacheRules, WireMessage } from "../../test/harness/provider-rules.ts";
+import type { PromptCacheRules, PromptTokenizer, WireMessage } from "../../test/harness/provider-rules.ts";
 import { classifyRequest, type RequestKind, SIDE_REPLY_TEXT } from "../agent/agent.ts";
 import { UNATTRIBUTED_MARK } from "../agent/run-arm.ts";
 import { type ArmSetup, armEnv } from "./config.ts";
@@ -65,6 +65,8 @@ export interface RunSpec {
 	/** Pi's compaction settings in force. */
 	piCompaction: { reserveTokens: number; keepRecentTokens: number };
 	cacheRules: PromptCacheRules;
+	/** How the provider counts tokens (reported to Pi and billed by the ledger alike). */
+	tokenizer: PromptTokenizer;
 	/** Upper bound for one turn (one RPC prompt to settled). */
 	turnTimeoutMs: number;
 }
@@ -139,7 +141,7 @@ export async function runArm(plan: ReplayPlan, spec: RunSpec): Promise<RawRun> {
 		if (mismatch) desyncs.push(`request ${request.index} (expected #${index}, turn ${expected.turn}): ${mismatch}`);
 		return "reply" in expected.answer ? expected.answer.reply : failWith(400, expected.answer.failure);
 	};
-	const provider = await startLoopbackProvider({ respond, cacheRules: spec.cacheRules });
+	const provider = await startLoopbackProvider({ respond, cacheRules: spec.cacheRules, tokenizer: spec.tokenizer });
 	const sandbox = createPiSandbox({
 		baseUrl: provider.baseUrl,
 		extensions: [HOST_REPLAY_EXTENSION],

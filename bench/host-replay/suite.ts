@@ -14,7 +14,10 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { catalogCacheTtlSeconds, catalogModel, catalogRateCard } from "../../src/cost/catalog.ts";
 import { projectSavings } from "../../src/cost/projected-savings.ts";
 import type { RateCard } from "../../src/cost/rate-card.ts";
+import { calibrateRequests, sessionRequests } from "../../src/cost/session-requests.ts";
+import type { Calibration } from "../../src/session/tokens.ts";
 import type { LoopbackModelCost } from "../../test/harness/pi-cli.ts";
+import { calibratedTokenizer } from "../../test/harness/provider-rules.ts";
 import { type RecordedScript, recordedScript } from "../../test/harness/recorded-session.ts";
 import { modelCostOf } from "../agent/run-arm.ts";
 import type { ReportBenchmark } from "../harness.ts";
@@ -49,6 +52,8 @@ export interface SessionResult {
 	runs: RunMetrics[];
 	/** The floor (from the native run's units), undefined when no schedule fits the window. */
 	floor?: FloorResult;
+	/** The log's calibration (provider tokens per estimated token) the provider, ledger and report count with. */
+	calibration: Calibration;
 	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone. */
 	reportRatio: number;
 }
@@ -116,7 +121,11 @@ export async function runSession(
 	const script = firstTurns(recordedScript(branch), session.turns);
 	const plan = replayPlan(branch, script);
 	const pricing = sessionPricing(script);
-	const rules: LedgerRules = { card: pricing.card, cacheRules: CACHE_RULES, ttlSeconds: pricing.ttl };
+	const replayed = branchThroughTurns(branch, session.turns);
+	// One estimator for the provider, its ledger and the report: the log's own calibration.
+	const calibration = calibrateRequests(sessionRequests(replayed));
+	const tokenizer = calibratedTokenizer(calibration.scale);
+	const rules: LedgerRules = { card: pricing.card, cacheRules: CACHE_RULES, ttlSeconds: pricing.ttl, tokenizer };
 	const line = window - preset.piCompaction.reserveTokens;
 	const runs: RunMetrics[] = [];
 	let floor: FloorResult | undefined;
@@ -128,6 +137,7 @@ export async function runSession(
 			modelCost: declaredCost(pricing.card),
 			piCompaction: preset.piCompaction,
 			cacheRules: CACHE_RULES,
+			tokenizer,
 			turnTimeoutMs: preset.turnTimeoutMs,
 		});
 		const metrics = runMetrics(raw, rules, line);
@@ -135,7 +145,10 @@ export async function runSession(
 		onRun(metrics);
 		if (arm.setup.kind === "native")
 			floor = floorSchedule(
-				floorInput(raw, rules, line, { briefChars: FLOOR_BRIEF_CHARS, tailChars: FLOOR_TAIL_CHARS }),
+				floorInput(raw, rules, line, {
+					briefChars: Math.round(FLOOR_BRIEF_CHARS * calibration.scale),
+					tailChars: Math.round(FLOOR_TAIL_CHARS * calibration.scale),
+				}),
 			);
 	}
 	return {
@@ -148,7 +161,8 @@ export async function runSession(
 		deviations: plan.deviations,
 		runs,
 		...(floor ? { floor } : {}),
-		reportRatio: reportRatio(branchThroughTurns(branch, session.turns), window, preset),
+		calibration,
+		reportRatio: reportRatio(replayed, window, preset),
 	};
 }
 

@@ -20,14 +20,24 @@
 
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { PrepareHint } from "../fold/engine/automatic.ts";
 import { FoldEngine } from "../fold/engine/engine.ts";
 import { playBranch, type Sink } from "../fold/engine/headless.ts";
-import type { HostFacts } from "../fold/engine/host-facts.ts";
+import { type HostFacts, type ModelFacts, modelHostFacts } from "../fold/engine/host-facts.ts";
 import type { ResolvedOptions } from "../fold/options.ts";
-import { servingBudget, tokenPrices } from "../fold/policy/budget.ts";
+import { tokenPrices } from "../fold/policy/budget.ts";
+import type { Calibration } from "../session/tokens.ts";
 import { catalogModel, catalogRateCard } from "./catalog.ts";
+import {
+	type NativeCompaction,
+	piChecksBefore,
+	piCompaction,
+	piContextTokens,
+	type SummaryRequest,
+} from "./native-replay.ts";
 import { NAMED_RATE_CARDS, type RateCard } from "./rate-card.ts";
-import { promptMessageMemo, type SessionRequest } from "./session-requests.ts";
+import { promptMessageMemo, requestOf, type SessionRequest } from "./session-requests.ts";
+import { summarizerReplay } from "./summarizer-replay.ts";
 
 /** What a reference policy does at a boundary: folds applied to the engine's state; returns how many. */
 export type BoundaryPolicy = (engine: FoldEngine, host: HostFacts) => number;
@@ -53,6 +63,22 @@ export interface ReplayResult {
 	peakEstimate: number;
 	/** The replayed branch at the end (recorded entries plus what the policy appended). */
 	branch: SessionEntry[];
+	/** Pi's threshold compactions the replay ran (with `pi`), and their summarization requests. */
+	compactions: number;
+	summaries: SummaryRequest[];
+	/** Threshold checks a ladder commit answered instead (Pi's compaction cancelled, as the runtime does). */
+	cancelledCompactions: number;
+	/** The model summarizer's requests (with `pi`, unless the options make briefs deterministic). */
+	sideRequests: readonly SummaryRequest[];
+}
+
+/** Pi's threshold compaction, run in a replay where Pi would check it (`native-replay.ts`). */
+export interface PiThreshold {
+	settings: NativeCompaction;
+	/** Provider tokens per estimated token: what Pi's usage-based reading says. */
+	calibration: Calibration;
+	/** Working directory the summarizer's fact lines are relative to. */
+	cwd: string;
 }
 
 /** Card for a model the catalog does not know: the spec's measured card (the report says when it was used). */
@@ -74,20 +100,24 @@ export function cardForModelKey(modelKey: string): { card: RateCard; fallback: b
 	return { card: fallback, fallback: true };
 }
 
-/** Host facts per model: catalog window and output reservation, the card's prices, a system prompt of `fixedTokens` tokens. */
-export function hostFacts(modelKey: string, fixedTokens: number, cwd: string): HostFacts {
+/**
+ * Host facts per model, derived as the runtime derives them (`modelHostFacts`)
+ * from the catalog's model with its window (or `contextWindow`, the window a
+ * user runs it at) and output reservation; the card's prices; a system prompt
+ * of `fixedTokens` tokens.
+ */
+export function hostFacts(modelKey: string, fixedTokens: number, cwd: string, contextWindow?: number): HostFacts {
 	const at = modelKey.indexOf("/");
 	const model = at > 0 ? catalogModel(modelKey.slice(0, at), modelKey.slice(at + 1)) : undefined;
+	const facts: ModelFacts | undefined = model
+		? { id: model.id, api: model.api, contextWindow: contextWindow ?? model.contextWindow, maxTokens: model.maxTokens }
+		: contextWindow === undefined
+			? undefined
+			: { id: modelKey, contextWindow };
 	return {
-		budget: servingBudget({
-			tokens: null,
-			descriptor: model?.contextWindow,
-			providerTotalWindow: undefined,
-			outputReservation: model?.maxTokens,
-		}),
+		...modelHostFacts(facts, { providerTotalWindow: undefined }, "", cwd),
 		prices: tokenPrices(cardForModelKey(modelKey).card),
 		fixedTokens,
-		cwd,
 	};
 }
 
@@ -125,13 +155,17 @@ export function appendSink(): Sink {
  * Replay a linear recorded branch. `"recorded"` folds nothing (the prompts Pi
  * built from the log); `"ladder"` runs pi-fold's engine as in Pi, the fence
  * included; a `BoundaryPolicy` decides at each boundary instead of the
- * ladder, without the fence.
+ * ladder, without the fence. With `pi`, Pi's threshold compaction runs where
+ * Pi checks it: with the ladder, a forced commit that gets the window under
+ * Pi's line cancels it (the runtime's `session_before_compact`), else Pi
+ * compacts the replayed branch.
  */
 export function replayBranch(
 	recorded: readonly SessionEntry[],
 	policy: "recorded" | "ladder" | { name: string; boundary: BoundaryPolicy },
 	options: ResolvedOptions,
 	hostFor: HostFor,
+	pi?: PiThreshold,
 ): ReplayResult {
 	const engine = new FoldEngine(options);
 	engine.reset([]);
@@ -147,15 +181,51 @@ export function replayBranch(
 		unattributed: 0,
 		peakEstimate: 0,
 		branch: [],
+		compactions: 0,
+		summaries: [],
+		cancelledCompactions: 0,
+		sideRequests: [],
 	};
+	const summarizer =
+		pi && policy === "ladder" && options.summarizer !== "deterministic"
+			? summarizerReplay(pi.calibration, pi.cwd)
+			: undefined;
 	const counted = (folds: number, fence: boolean) => {
 		result.commits++;
 		result.commitRequests.push(result.requests.length);
 		result.folds += folds;
 		if (fence) result.fenceCommits++;
 	};
+	let lastHost: HostFacts | undefined;
+	const threshold = (entry: SessionEntry): void => {
+		if (!pi || !piChecksBefore(entry, engine.entries)) return;
+		const line = pi.settings.contextWindow - pi.settings.reserveTokens;
+		if (piContextTokens(engine.entries, pi.calibration) <= line) return;
+		const host = entry.type === "message" && entry.message.role === "assistant" ? hostFor(entry) : lastHost;
+		if (policy === "ladder" && host) {
+			const plan = engine.planAutoCommit(host, "threshold", line);
+			if (plan.kind === "declined") summarizer?.prepare(plan.prepare);
+			const applied = plan.kind === "planned" ? engine.applyCommit(plan) : undefined;
+			if (applied) summarizer?.prepare(applied.prepare);
+			if (plan.kind === "planned" && applied?.folded) {
+				counted(plan.planned.change.records.length, false);
+				engine.cancelledCompaction();
+				result.cancelledCompactions++;
+				return;
+			}
+		}
+		const id = `${APPENDED_ID_PREFIX}compaction-${result.compactions + 1}`;
+		const compacted = piCompaction(engine.entries, pi.settings, pi.calibration, { id, timestamp: entry.timestamp });
+		if (!compacted) return;
+		engine.append([compacted.entry]);
+		engine.compacted();
+		result.compactions++;
+		result.summaries.push(...compacted.summaries);
+	};
 	playBranch(engine, recorded, {
 		sink: appendSink(),
+		beforeEntry: threshold,
+		...(summarizer ? { onPrepare: (hint: PrepareHint) => summarizer.prepare(hint) } : {}),
 		hostFor,
 		decide:
 			typeof policy === "string"
@@ -167,32 +237,18 @@ export function replayBranch(
 						if (folds > 0) counted(folds, false);
 					},
 		onRequest: (entry, messages, outcome) => {
+			lastHost = hostFor(entry);
 			if (outcome.rewrite) {
 				result.rewrites++;
 				if (outcome.rewrite.causes.length === 0) result.unattributed++;
 			}
 			result.peakEstimate = Math.max(result.peakEstimate, outcome.tokens);
-			result.requests.push(requestOf(entry, messages.map(toPrompt)));
+			const reply = (entry as Extract<SessionEntry, { type: "message" }>).message as AssistantMessage;
+			result.requests.push(requestOf(reply, entry.id, messages.map(toPrompt)));
 		},
 		onCommit: counted,
 	});
 	result.branch = [...engine.entries];
+	if (summarizer) result.sideRequests = summarizer.requests;
 	return result;
-}
-
-/** The replayed request in the shape the cost model takes, with the recorded message's facts. */
-function requestOf(entry: SessionEntry, context: SessionRequest["context"]): SessionRequest {
-	const message = entry.type === "message" ? (entry.message as AssistantMessage) : undefined;
-	const request: SessionRequest = { entryId: entry.id, modelKey: modelKeyOf(entry), context, output: 0 };
-	request.output = message?.usage?.output ?? 0;
-	if (typeof message?.timestamp === "number" && Number.isFinite(message.timestamp)) request.time = message.timestamp;
-	if (message?.usage) {
-		request.recorded = {
-			input: message.usage.input ?? 0,
-			cacheRead: message.usage.cacheRead ?? 0,
-			cacheWrite: message.usage.cacheWrite ?? 0,
-			output: message.usage.output ?? 0,
-		};
-	}
-	return request;
 }

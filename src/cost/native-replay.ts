@@ -86,6 +86,99 @@ function messagesOf(entries: readonly SessionEntry[]): AgentMessage[] {
 	return entries.flatMap((entry) => (entry.type === "message" ? [entry.message] : []));
 }
 
+/**
+ * Whether Pi checks its threshold before `entry` joins the branch: before a
+ * user message (the run before it ended) and before an assistant message
+ * that follows tool results (between the requests of a run).
+ */
+export function piChecksBefore(entry: SessionEntry, branch: readonly SessionEntry[]): boolean {
+	if (branch.length === 0) return false;
+	if (isMessage(entry, "user")) return true;
+	if (!isMessage(entry, "assistant")) return false;
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const previous = branch[index];
+		if (previous?.type === "message") return previous.message.role === "toolResult";
+	}
+	return false;
+}
+
+/**
+ * The context size Pi compares with its line at the end of `branch`: the
+ * provider's count (the estimate under `calibration`, standing for the last
+ * reply's usage plus what followed it), or Pi's bare estimate when a context
+ * edit or compaction came after the last reply (Pi does not trust usage
+ * from before such an entry; `estimateProjectedContextTokens`).
+ */
+export function piContextTokens(branch: readonly SessionEntry[], calibration: Calibration): number {
+	const leaf = branch.at(-1)?.id;
+	if (leaf === undefined) return 0;
+	const messages = buildSessionProjection(
+		branch as SessionEntry[],
+		leaf,
+		new Map(branch.map((e) => [e.id, e])),
+	).messages;
+	const estimate = estimateMessagesTokens(messages);
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const entry = branch[index];
+		if (entry?.type === "context_edit" || entry?.type === "compaction") return estimate;
+		if (isMessage(entry, "assistant")) break;
+	}
+	return calibratedTokens(estimate, calibration);
+}
+
+/** One threshold compaction: the entry Pi appends and the summarization requests it made. */
+export interface PiCompaction {
+	entry: SessionEntry;
+	summaries: SummaryRequest[];
+}
+
+/**
+ * Pi's threshold compaction of `branch` (cut with Pi's `findCutPoint`, a
+ * summary of `settings.summaryChars`), or undefined when nothing can be cut.
+ */
+export function piCompaction(
+	branch: readonly SessionEntry[],
+	settings: NativeCompaction,
+	calibration: Calibration,
+	at: { id: string; timestamp: string },
+): PiCompaction | undefined {
+	const start = rangeStart(branch);
+	const cut = findCutPoint(branch as SessionEntry[], start, branch.length, settings.keepRecentTokens);
+	const firstKept = branch[cut.firstKeptEntryIndex];
+	if (!firstKept || cut.firstKeptEntryIndex <= start) return undefined;
+	const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
+	const previous = [...branch].reverse().find((entry) => entry.type === "compaction");
+	const previousSummaryTokens =
+		previous?.type === "compaction" ? Math.ceil(previous.summary.length / PI_CHARS_PER_TOKEN) : 0;
+	const summaryOutput = Math.ceil(settings.summaryChars / PI_CHARS_PER_TOKEN);
+	const summaries: SummaryRequest[] = [];
+	const history = messagesOf(branch.slice(start, historyEnd));
+	if (history.length > 0)
+		summaries.push({
+			promptTokens: calibratedTokens(estimateMessagesTokens(history) + previousSummaryTokens, calibration),
+			outputTokens: summaryOutput,
+		});
+	let summary = summaryText(settings.summaryChars);
+	if (cut.isSplitTurn) {
+		const prefix = messagesOf(branch.slice(cut.turnStartIndex, cut.firstKeptEntryIndex));
+		summaries.push({
+			promptTokens: calibratedTokens(estimateMessagesTokens(prefix), calibration),
+			outputTokens: summaryOutput,
+		});
+		summary = `${summary}${SPLIT_TURN_SEPARATOR}${summaryText(settings.summaryChars)}`;
+	}
+	const entry = {
+		type: "compaction",
+		id: at.id,
+		parentId: branch.at(-1)?.id ?? null,
+		timestamp: at.timestamp,
+		summary,
+		firstKeptEntryId: firstKept.id,
+		tokensBefore: piContextTokens(branch, calibration),
+	} as SessionEntry;
+	return { entry, summaries };
+}
+
 /** The branch replayed with Pi's threshold compaction, under `calibration`'s provider tokens. */
 export function replayNativeCompaction(
 	branch: readonly SessionEntry[],
@@ -94,65 +187,21 @@ export function replayNativeCompaction(
 ): NativeReplay {
 	const line = settings.contextWindow - settings.reserveTokens;
 	const out: SessionEntry[] = [];
-	const byId = new Map<string, SessionEntry>();
 	const summaries: SummaryRequest[] = [];
 	let compactions = 0;
 	const append = (entry: SessionEntry): void => {
-		const linked = { ...entry, parentId: out.at(-1)?.id ?? null } as SessionEntry;
-		out.push(linked);
-		byId.set(linked.id, linked);
-	};
-	const contextTokens = (): number => {
-		const leaf = out.at(-1)?.id ?? null;
-		const messages = leaf === null ? [] : buildSessionProjection(out, leaf, byId).messages;
-		return calibratedTokens(estimateMessagesTokens(messages), calibration);
-	};
-	const compact = (timestamp: string): void => {
-		const start = rangeStart(out);
-		const cut = findCutPoint(out, start, out.length, settings.keepRecentTokens);
-		const firstKept = out[cut.firstKeptEntryIndex];
-		if (!firstKept || cut.firstKeptEntryIndex <= start) return;
-		const historyEnd = cut.isSplitTurn ? cut.turnStartIndex : cut.firstKeptEntryIndex;
-		const previous = [...out].reverse().find((entry) => entry.type === "compaction");
-		const previousSummaryTokens =
-			previous?.type === "compaction" ? Math.ceil(previous.summary.length / PI_CHARS_PER_TOKEN) : 0;
-		const summaryOutput = Math.ceil(settings.summaryChars / PI_CHARS_PER_TOKEN);
-		const history = messagesOf(out.slice(start, historyEnd));
-		if (history.length > 0)
-			summaries.push({
-				promptTokens: calibratedTokens(estimateMessagesTokens(history) + previousSummaryTokens, calibration),
-				outputTokens: summaryOutput,
-			});
-		let summary = summaryText(settings.summaryChars);
-		if (cut.isSplitTurn) {
-			const prefix = messagesOf(out.slice(cut.turnStartIndex, cut.firstKeptEntryIndex));
-			summaries.push({
-				promptTokens: calibratedTokens(estimateMessagesTokens(prefix), calibration),
-				outputTokens: summaryOutput,
-			});
-			summary = `${summary}${SPLIT_TURN_SEPARATOR}${summaryText(settings.summaryChars)}`;
-		}
-		compactions++;
-		append({
-			type: "compaction",
-			id: `${REPLAYED_COMPACTION_ID}${compactions}`,
-			parentId: null,
-			timestamp,
-			summary,
-			firstKeptEntryId: firstKept.id,
-			tokensBefore: contextTokens(),
-		});
+		out.push({ ...entry, parentId: out.at(-1)?.id ?? null } as SessionEntry);
 	};
 	for (const entry of branch) {
-		// Pi checks when a run ends (before the next user message) and between a run's requests.
-		const checks =
-			isMessage(entry, "user") ||
-			(isMessage(entry, "assistant") &&
-				isMessage(
-					[...out].reverse().find((e) => e.type === "message"),
-					"toolResult",
-				));
-		if (checks && out.length > 0 && contextTokens() > line) compact(entry.timestamp);
+		if (piChecksBefore(entry, out) && piContextTokens(out, calibration) > line) {
+			const id = `${REPLAYED_COMPACTION_ID}${compactions + 1}`;
+			const compacted = piCompaction(out, settings, calibration, { id, timestamp: entry.timestamp });
+			if (compacted) {
+				compactions++;
+				summaries.push(...compacted.summaries);
+				append(compacted.entry);
+			}
+		}
 		append(entry);
 	}
 	return { branch: out, compactions, summaries };

@@ -10,10 +10,11 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { toolDeclarationChars } from "../fold/actions/tool-schema.ts";
 import type { HostFacts } from "../fold/engine/host-facts.ts";
 import { resolveOptions } from "../fold/options.ts";
-import type { Calibration } from "../session/tokens.ts";
-import { catalogCacheTtlSeconds } from "./catalog.ts";
+import { type Calibration, calibratedTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
+import { catalogCacheTtlSeconds, catalogModel } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
 import {
 	NATIVE_SUMMARY_CHARS,
@@ -25,7 +26,13 @@ import {
 } from "./native-replay.ts";
 import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
 import { priceRequest, simulatedUsage } from "./price.ts";
-import { calibrateRequests, promptRequests, type SessionRequest, sessionRequests } from "./session-requests.ts";
+import {
+	calibrateRequests,
+	outputTokens,
+	promptRequests,
+	type SessionRequest,
+	sessionRequests,
+} from "./session-requests.ts";
 
 /** Minimum cacheable prefix (Anthropic's and OpenAI's documented floor), as in the prefix-cache benchmark. */
 export const MIN_CACHED_TOKENS = 1024;
@@ -67,8 +74,11 @@ export interface ProjectedSavings {
 	native: ModelledSequence & { compactions: number; summaries: number; settings: NativeCompaction };
 	/** Name of the card the main model's requests were priced with. */
 	card: string;
-	/** What pi-fold's ladder would have sent, under the same model. */
-	projected: ModelledSequence;
+	/**
+	 * What pi-fold's ladder would have sent, under the same model, with Pi's threshold compaction
+	 * where the folded window still crossed Pi's line and no commit got it under (summaries billed).
+	 */
+	projected: ModelledSequence & { compactions: number; cancelledCompactions: number };
 	commits: number;
 	folds: number;
 	/** Index of the first request each projected commit shaped. */
@@ -86,13 +96,20 @@ export function cacheOptionsFor(mainModelKey: string): PrefixCacheOptions {
 		: { minCachedTokens: MIN_CACHED_TOKENS, ttlSeconds: ttl };
 }
 
-/** Price a request sequence under the cache model, request by request. */
+/**
+ * Price a request sequence under the cache model, request by request. A
+ * failed reply is billed nothing and caches nothing (a provider that failed
+ * the request kept no prefix of it); its row reads zero. Output is the
+ * recorded output, else Pi's estimate of the reply at the calibration's scale.
+ */
 export function modelSequence(
-	requests: readonly SessionRequest[],
+	all: readonly SessionRequest[],
 	calibration: Calibration,
 	cache: PrefixCacheOptions,
+	extraFixedTokens = 0,
 ): ModelledSequence {
-	const modelled = simulatePrefixCache(promptRequests(requests, calibration), cache);
+	const requests = all.filter((request) => !request.failed);
+	const modelled = simulatePrefixCache(promptRequests(requests, calibration, extraFixedTokens), cache);
 	const sequence: ModelledSequence = {
 		requests: [],
 		promptTokens: modelled.promptTokens,
@@ -107,7 +124,7 @@ export function modelSequence(
 		if (!request) return;
 		const { card, fallback } = cardForModelKey(request.modelKey);
 		if (fallback) sequence.fallbackPriced++;
-		const cost = priceRequest(card, simulatedUsage(card, cached, request.output)).cost.total;
+		const cost = priceRequest(card, simulatedUsage(card, cached, outputTokens(request, calibration))).cost.total;
 		sequence.cost += cost;
 		sequence.peakPromptTokens = Math.max(sequence.peakPromptTokens, cached.promptTokens);
 		sequence.requests.push({
@@ -117,6 +134,16 @@ export function modelSequence(
 			cost,
 		});
 	});
+	// Rows stay one per request (commit indices point into them): a failed one reads zero.
+	if (requests.length < all.length) {
+		const billed = sequence.requests;
+		let next = 0;
+		sequence.requests = all.map((request) =>
+			request.failed
+				? { promptTokens: 0, cachedTokens: 0, uncachedTokens: 0, cost: 0 }
+				: (billed[next++] ?? { promptTokens: 0, cachedTokens: 0, uncachedTokens: 0, cost: 0 }),
+		);
+	}
 	return sequence;
 }
 
@@ -143,6 +170,20 @@ export interface LogSetup {
 	hostFor: HostFor;
 }
 
+/** Host facts per serving model, built once per model; `contextWindow` overrides the catalog's window. */
+function hostsPerModel(fixedTokens: number, cwd: string, contextWindow?: number): HostFor {
+	const hosts = new Map<string, HostFacts>();
+	return (entry) => {
+		const key = modelKeyOf(entry);
+		let host = hosts.get(key);
+		if (!host) {
+			host = hostFacts(key, fixedTokens, cwd, contextWindow);
+			hosts.set(key, host);
+		}
+		return host;
+	};
+}
+
 /** The setup of a log's replays: recorded requests, their calibration, the main model's cache model and host facts. */
 export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup {
 	const logged = sessionRequests(branch);
@@ -150,16 +191,7 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
 	const mainModelKey = mainModel(branch);
 	// The calibration's overhead is in provider tokens; the ladder reads Pi's estimate.
 	const fixedTokens = Math.max(0, Math.round(calibration.overhead / calibration.scale));
-	const hosts = new Map<string, HostFacts>();
-	const hostFor = (entry: SessionEntry): HostFacts => {
-		const key = modelKeyOf(entry);
-		let host = hosts.get(key);
-		if (!host) {
-			host = hostFacts(key, fixedTokens, cwd);
-			hosts.set(key, host);
-		}
-		return host;
-	};
+	const hostFor = hostsPerModel(fixedTokens, cwd);
 	return { logged, calibration, mainModelKey, cache: cacheOptionsFor(mainModelKey), fixedTokens, hostFor };
 }
 
@@ -175,26 +207,41 @@ export function projectSavings(
 	compaction: Partial<NativeCompaction> = {},
 ): ProjectedSavings {
 	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
-	const catalogBudget = hostFacts(mainModelKey, fixedTokens, cwd).budget;
 	const window = compaction.contextWindow;
-	const hostFor: HostFor = window === undefined ? catalogHost : (entry) => ({ ...catalogHost(entry), budget: window });
-	const ladder = replayBranch(branch, "ladder", resolveOptions(), hostFor);
+	const catalogWindow =
+		mainModelKey.indexOf("/") > 0
+			? catalogModel(
+					mainModelKey.slice(0, mainModelKey.indexOf("/")),
+					mainModelKey.slice(mainModelKey.indexOf("/") + 1),
+				)?.contextWindow
+			: undefined;
+	const hostFor: HostFor = window === undefined ? catalogHost : hostsPerModel(fixedTokens, cwd, window);
 	const settings: NativeCompaction = {
 		// A model the catalog does not know gets no compaction (nothing says where its window ends).
-		contextWindow: window ?? catalogBudget ?? Number.POSITIVE_INFINITY,
+		contextWindow: window ?? catalogWindow ?? Number.POSITIVE_INFINITY,
 		reserveTokens: compaction.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS,
 		keepRecentTokens: compaction.keepRecentTokens ?? PI_DEFAULT_KEEP_RECENT_TOKENS,
 		summaryChars: compaction.summaryChars ?? NATIVE_SUMMARY_CHARS,
 	};
+	const options = resolveOptions();
+	const ladder = replayBranch(branch, "ladder", options, hostFor, { settings, calibration, cwd });
 	const replayed = replayNativeCompaction(branch, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
 	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);
 	const summaryCost = summariesCost(replayed.summaries, card);
+	// Every request pi-fold shapes also carries its tool's declaration and prompt line.
+	const declared = Math.ceil(toolDeclarationChars(options.toolName, options.toolActions) / PI_CHARS_PER_TOKEN);
+	const projected = modelSequence(
+		ladder.requests,
+		calibration,
+		cache,
+		calibratedTokens(declared, { ...calibration, overhead: 0 }),
+	);
 	return {
 		mainModelKey,
 		card: card.name,
 		cache,
-		budget: window ?? catalogBudget,
+		budget: hostFacts(mainModelKey, fixedTokens, cwd, window).budget,
 		recorded: modelSequence(logged, calibration, cache),
 		native: {
 			...nativeSequence,
@@ -203,7 +250,12 @@ export function projectSavings(
 			summaries: replayed.summaries.length,
 			settings,
 		},
-		projected: modelSequence(ladder.requests, calibration, cache),
+		projected: {
+			...projected,
+			cost: projected.cost + summariesCost([...ladder.summaries, ...ladder.sideRequests], card),
+			compactions: ladder.compactions,
+			cancelledCompactions: ladder.cancelledCompactions,
+		},
 		commits: ladder.commits,
 		folds: ladder.folds,
 		commitRequests: ladder.commitRequests,

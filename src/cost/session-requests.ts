@@ -48,8 +48,12 @@ export interface SessionRequest {
 	time?: number;
 	/** Usage the provider reported, when the message carries it. */
 	recorded?: TokenUsage;
-	/** Output tokens the request produced (0 when unknown). */
+	/** Output tokens the provider recorded (0 when unknown). */
 	output: number;
+	/** Pi's estimate of the reply (what output costs when the log recorded none). */
+	outputEstimate?: number;
+	/** The reply failed (stop reason "error" or "aborted"): a provider bills nothing for it. */
+	failed?: boolean;
 }
 
 /** Digest and estimate per message, memoized by object identity. */
@@ -73,27 +77,43 @@ export function sessionRequests(entries: readonly SessionEntry[]): SessionReques
 	const requests: SessionRequest[] = [];
 	for (const entry of all) {
 		if (entry.type !== "message" || entry.message.role !== "assistant") continue;
-		const message = entry.message as AssistantMessage;
 		const context = entry.parentId === null ? [] : buildSessionProjection(all, entry.parentId, byId).messages;
-		const request: SessionRequest = {
-			entryId: entry.id,
-			modelKey: `${message.provider ?? ""}/${message.model ?? ""}`,
-			context: context.map(toPrompt),
-			output: message.usage?.output ?? 0,
-		};
-		// pi-ai stamps an assistant message when its request starts: that is the send time.
-		if (typeof message.timestamp === "number" && Number.isFinite(message.timestamp)) request.time = message.timestamp;
-		if (message.usage) {
-			request.recorded = {
-				input: message.usage.input ?? 0,
-				cacheRead: message.usage.cacheRead ?? 0,
-				cacheWrite: message.usage.cacheWrite ?? 0,
-				output: message.usage.output ?? 0,
-			};
-		}
-		requests.push(request);
+		requests.push(requestOf(entry.message as AssistantMessage, entry.id, context.map(toPrompt)));
 	}
 	return requests;
+}
+
+/** The request that produced a recorded assistant message, with `context` as its prompt. */
+export function requestOf(message: AssistantMessage, entryId: string, context: PromptMessage[]): SessionRequest {
+	const request: SessionRequest = {
+		entryId,
+		modelKey: `${message.provider ?? ""}/${message.model ?? ""}`,
+		context,
+		output: message.usage?.output ?? 0,
+		outputEstimate: estimateMessageTokens(message),
+		failed: message.stopReason === "error" || message.stopReason === "aborted",
+	};
+	// pi-ai stamps an assistant message when its request starts: that is the send time.
+	if (typeof message.timestamp === "number" && Number.isFinite(message.timestamp)) request.time = message.timestamp;
+	if (message.usage) {
+		request.recorded = {
+			input: message.usage.input ?? 0,
+			cacheRead: message.usage.cacheRead ?? 0,
+			cacheWrite: message.usage.cacheWrite ?? 0,
+			output: message.usage.output ?? 0,
+		};
+	}
+	return request;
+}
+
+/**
+ * Output tokens a request is billed for: what the provider recorded, else
+ * Pi's estimate of the reply at the calibration's scale.
+ */
+export function outputTokens(request: SessionRequest, calibration: Calibration): number {
+	return request.output > 0
+		? request.output
+		: calibratedTokens(request.outputEstimate ?? 0, { ...calibration, overhead: 0 });
 }
 
 /** Fit estimate → provider tokens from the requests that recorded a non-zero prompt. */
@@ -117,8 +137,9 @@ export function calibrateRequests(requests: readonly SessionRequest[]): Calibrat
 export function promptRequests(
 	requests: readonly SessionRequest[],
 	calibration: Calibration = IDENTITY_CALIBRATION,
+	extraFixedTokens = 0,
 ): PromptRequest[] {
-	const overhead = Math.max(0, Math.round(calibration.overhead));
+	const overhead = Math.max(0, Math.round(calibration.overhead)) + extraFixedTokens;
 	const perMessage: Calibration = { ...calibration, overhead: 0 };
 	const scaled = new WeakMap<PromptMessage, PromptMessage>();
 	const rescale = (message: PromptMessage): PromptMessage => {

@@ -26,6 +26,7 @@ import {
 	type PromptCacheRules,
 	type PromptCacheUsage,
 	PromptPrefixIndex,
+	type PromptTokenizer,
 	pairingDefects,
 	promptCacheUsage,
 	type WireRequestBody,
@@ -65,6 +66,8 @@ export interface ScriptedReply {
 	thinking?: string;
 	text?: string;
 	toolCalls?: ScriptedToolCall[];
+	/** Completion tokens to report (a recorded reply's usage); default: the reply's estimate. */
+	completionTokens?: number;
 }
 
 /** A scripted provider error: the request is answered with `status` and an OpenAI-style error body. */
@@ -120,6 +123,8 @@ export interface LoopbackProviderOptions {
 	cacheRules?: PromptCacheRules;
 	/** Answers summarizer side requests without touching the script. */
 	sideReply?: (request: RecordedRequest) => ScriptedReply | ScriptedFailure;
+	/** How prompt and completion tokens are counted; default characters / CHARS_PER_TOKEN. */
+	tokenizer?: PromptTokenizer;
 }
 
 export interface LoopbackProvider {
@@ -193,7 +198,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 			headers: headerRecord(req),
 			body,
 			prompt,
-			cache: promptCacheUsage(prompt, acceptedPrompts.sharedChars(prompt), options.cacheRules),
+			cache: promptCacheUsage(prompt, acceptedPrompts.sharedChars(prompt), options.cacheRules, options.tokenizer),
 			defects,
 		};
 		requests.push(recorded);
@@ -223,7 +228,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 		acceptedPrompts.remember(prompt);
 		const reply = played;
 		recorded.reply = reply;
-		recorded.completionTokens = replyCompletionTokens(reply);
+		recorded.completionTokens = replyCompletionTokens(reply, options.tokenizer);
 		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
 		for (const chunk of replyChunks(reply, body.model ?? "loopback", recorded))
 			res.write(`data: ${JSON.stringify(chunk)}\n\n`);
@@ -255,7 +260,7 @@ export async function startLoopbackProvider(options: LoopbackProviderOptions = {
 export function replyChunks(
 	reply: ScriptedReply,
 	model: string,
-	request: Pick<RecordedRequest, "index" | "cache">,
+	request: Pick<RecordedRequest, "index" | "cache" | "completionTokens">,
 ): object[] {
 	const id = `chatcmpl-loopback-${request.index}`;
 	const chunk = (choice: object | undefined, extra: object = {}): object => ({
@@ -291,7 +296,7 @@ export function replyChunks(
 	}
 	const finish = (reply.toolCalls ?? []).length > 0 ? "tool_calls" : "stop";
 	chunks.push(chunk({ delta: {}, finish_reason: finish }));
-	const completionTokens = replyCompletionTokens(reply);
+	const completionTokens = request.completionTokens ?? replyCompletionTokens(reply);
 	chunks.push(
 		chunk(undefined, {
 			usage: {
@@ -307,10 +312,11 @@ export function replyChunks(
 }
 
 /** Completion tokens the loopback reports for a reply: reasoning, text, each call's name and JSON arguments, at chars/4. */
-export function replyCompletionTokens(reply: ScriptedReply): number {
+export function replyCompletionTokens(reply: ScriptedReply, tokenizer?: PromptTokenizer): number {
+	if (reply.completionTokens !== undefined) return reply.completionTokens;
 	let outputChars = (reply.thinking ?? "") + (reply.text ?? "");
 	for (const call of reply.toolCalls ?? []) outputChars += call.name + JSON.stringify(call.arguments);
-	return estimateOutputTokens(outputChars);
+	return estimateOutputTokens(outputChars, tokenizer);
 }
 
 function slices(text: string): string[] {

@@ -256,16 +256,102 @@ function promptLines(prompt: string): string[] {
 	return lines;
 }
 
-/** Cache usage of `prompt` from a shared-prefix length, rounded by the provider's rules. */
-export function promptCacheUsage(prompt: string, cachedChars: number, rules: PromptCacheRules = {}): PromptCacheUsage {
+/**
+ * How a provider counts the tokens of a canonical prompt and of a reply. The
+ * default (no tokenizer) is characters / CHARS_PER_TOKEN of the canonical
+ * prompt; a replay calibrated to a recorded log uses `calibratedTokenizer`.
+ */
+export interface PromptTokenizer {
+	/** Tokens of one canonical prompt line (`{"tool":…}` or `{"message":…}`, newline included). */
+	lineTokens(line: string): number;
+	/** Tokens of `chars` characters of generated output (reasoning, text, call names and arguments). */
+	outputTokens(chars: number): number;
+}
+
+/** Characters of text a wire message's content carries: a string, or the text of its parts. */
+function contentChars(content: unknown): number {
+	if (typeof content === "string") return content.length;
+	if (!Array.isArray(content)) return 0;
+	let chars = 0;
+	for (const part of content) {
+		const text = (part as { text?: unknown } | null)?.text;
+		if (typeof text === "string") chars += text.length;
+	}
+	return chars;
+}
+
+/**
+ * Pi's estimate of one canonical prompt line, counted as Pi's `estimateTokens`
+ * counts a message (ceil of characters / 4): a message's text content, plus an
+ * assistant's reasoning and each call's name and arguments; a tool declaration
+ * is its JSON. Memoized by line: prompts repeat their prefix.
+ */
+function piEstimateOfLine(line: string): number {
+	const item = JSON.parse(line) as { tool?: unknown; message?: WireMessage };
+	if (item.tool !== undefined) return Math.ceil(JSON.stringify(item.tool).length / CHARS_PER_TOKEN);
+	const message = item.message;
+	if (!message) return 0;
+	let chars = contentChars(message.content);
+	if (typeof message.reasoning_content === "string") chars += message.reasoning_content.length;
+	for (const call of message.tool_calls ?? [])
+		chars += (call.function?.name ?? "").length + (call.function?.arguments ?? "").length;
+	return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/**
+ * The tokenizer of a replay calibrated to a recorded log: Pi's estimate of
+ * each prompt item (what `pi-fold report` reads a logged message as) times
+ * `scale`, the log's provider tokens per estimated token (its recorded usage
+ * fitted by src/cost/session-requests.ts `calibrateRequests`); output at the
+ * same scale. So the provider, its ledger and the report count one prompt alike.
+ */
+export function calibratedTokenizer(scale: number): PromptTokenizer {
+	const memo = new Map<string, number>();
 	return {
-		promptTokens: Math.ceil(prompt.length / CHARS_PER_TOKEN),
-		cachedTokens: roundCachedTokens(Math.floor(cachedChars / CHARS_PER_TOKEN), rules),
+		lineTokens(line) {
+			let tokens = memo.get(line);
+			if (tokens === undefined) {
+				tokens = Math.round(scale * piEstimateOfLine(line.trimEnd()));
+				memo.set(line, tokens);
+			}
+			return tokens;
+		},
+		outputTokens: (chars) => Math.round(scale * Math.ceil(chars / CHARS_PER_TOKEN)),
+	};
+}
+
+/** Cache usage of `prompt` from a shared-prefix length, rounded by the provider's rules. */
+export function promptCacheUsage(
+	prompt: string,
+	cachedChars: number,
+	rules: PromptCacheRules = {},
+	tokenizer?: PromptTokenizer,
+): PromptCacheUsage {
+	if (!tokenizer)
+		return {
+			promptTokens: Math.ceil(prompt.length / CHARS_PER_TOKEN),
+			cachedTokens: roundCachedTokens(Math.floor(cachedChars / CHARS_PER_TOKEN), rules),
+			cachedChars,
+		};
+	// Whole lines inside the shared prefix count whole; the line it ends in counts pro rata.
+	let promptTokens = 0;
+	let sharedTokens = 0;
+	let offset = 0;
+	for (const line of promptLines(prompt)) {
+		const tokens = tokenizer.lineTokens(line);
+		promptTokens += tokens;
+		const shared = Math.min(line.length, Math.max(0, cachedChars - offset));
+		sharedTokens += shared === line.length ? tokens : Math.floor((tokens * shared) / line.length);
+		offset += line.length;
+	}
+	return {
+		promptTokens,
+		cachedTokens: Math.min(promptTokens, roundCachedTokens(sharedTokens, rules)),
 		cachedChars,
 	};
 }
 
-/** Estimated tokens of generated output, at the same ratio. */
-export function estimateOutputTokens(text: string): number {
-	return Math.ceil(text.length / CHARS_PER_TOKEN);
+/** Estimated tokens of generated output, at the same ratio (or the tokenizer's). */
+export function estimateOutputTokens(text: string, tokenizer?: PromptTokenizer): number {
+	return tokenizer ? tokenizer.outputTokens(text.length) : Math.ceil(text.length / CHARS_PER_TOKEN);
 }

@@ -203,3 +203,38 @@ function checkSearchAndChildren(action: string, args: Record<string, unknown>): 
 export function isArgumentError(value: unknown): value is ArgumentError {
 	return typeof value === "object" && value !== null && (value as ArgumentError).code === "invalid-arguments";
 }
+
+/** The tool's description as the model reads it (also what `pi-fold report` counts it as). */
+export function toolDescription(toolName: string, actions: readonly ToolAction[]): string {
+	return [
+		"Manage your own context window losslessly. Stale spans fold into short briefs; the exact originals stay stored and SHA-256 verified, one call away.",
+		`Actions: ${actions.join(", ")}.`,
+		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold; detail "window" lists entry ids to fold by).',
+		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
+		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice; "children":true lists the folds inside it with their first lines); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
+		...(actions.includes("search")
+			? [
+					'search {"query"}: find text in everything the window no longer shows (every fold\'s exact source at any depth, compacted entries, evidence); each hit names its fold or entry, the byte offset and the peek call that reads it. "regex":true for a regular expression; "offset" pages.',
+				]
+			: []),
+		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
+		actions.includes("unmark")
+			? 'Folds are pending marks that cost nothing: the runtime commits every mark in one rewrite when that pays. unmark {"id"}: withdraw a pending mark.'
+			: "Folds land at the end of the current turn, in one rewrite.",
+		`Example: ${toolName} {"action":"fold","ids":["<first id>","<last id>"]}`,
+	].join("\n");
+}
+
+/** The line Pi's system prompt lists the tool with. */
+export function toolPromptSnippet(toolName: string): string {
+	return `${toolName}: fold stale spans of your own transcript into briefs; search, peek or expand them back exactly`;
+}
+
+/** Characters the tool adds to every request: its declaration (name, description, parameters) and prompt line. */
+export function toolDeclarationChars(toolName: string, actions: readonly ToolAction[]): number {
+	const declaration = {
+		type: "function",
+		function: { name: toolName, description: toolDescription(toolName, actions), parameters: toolParameters(actions) },
+	};
+	return JSON.stringify(declaration).length + toolPromptSnippet(toolName).length;
+}

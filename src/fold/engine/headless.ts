@@ -22,6 +22,7 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { promptTokensOf } from "../../session/tokens.ts";
+import type { PrepareHint } from "./automatic.ts";
 import type { QueuedEntry } from "./commit.ts";
 import type { FoldEngine, RequestOutcome } from "./engine.ts";
 import type { HostFacts } from "./host-facts.ts";
@@ -53,6 +54,10 @@ export interface PlayOptions {
 	onRequest?: (assistant: SessionEntry, messages: readonly AgentMessage[], outcome: RequestOutcome) => void;
 	/** Each automatic commit that created folds: how many, and whether the fence forced it. */
 	onCommit?: (folds: number, fence: boolean) => void;
+	/** Before a recorded entry joins the branch: where a replay runs what Pi does there (its threshold compaction). */
+	beforeEntry?: (entry: SessionEntry) => void;
+	/** What an automatic commit decision hands the model summarizer to prepare (as the Pi adapter passes it on). */
+	onPrepare?: (hint: PrepareHint) => void;
 }
 
 const isMessage = (entry: SessionEntry | undefined, role: string): boolean =>
@@ -73,8 +78,10 @@ export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[]
 	};
 	const commit = (host: HostFacts, fence: boolean) => {
 		const plan = engine.planAutoCommit(host, fence ? "fence" : undefined);
+		if (plan.kind === "declined") options.onPrepare?.(plan.prepare);
 		if (plan.kind !== "planned") return;
-		const { folded } = engine.applyCommit(plan);
+		const { folded, prepare } = engine.applyCommit(plan);
+		options.onPrepare?.(prepare);
 		if (folded) options.onCommit?.(plan.planned.change.records.length, fence);
 	};
 	const boundary = (host: HostFacts) => {
@@ -91,6 +98,7 @@ export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[]
 	let lastAssistant: SessionEntry | undefined;
 
 	recorded.forEach((entry, index) => {
+		options.beforeEntry?.(entry);
 		if (isMessage(entry, "assistant")) {
 			lastAssistant = entry;
 			const host = options.hostFor(entry);

@@ -27,40 +27,26 @@ import {
 	STATUS_MAX_CHARS,
 	type StatusDetails,
 } from "../actions/status.ts";
-import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } from "../actions/tool-schema.ts";
-import type { ToolAction } from "../options.ts";
+import {
+	isArgumentError,
+	type ToolParams,
+	toolDescription,
+	toolParameters,
+	toolPromptSnippet,
+	validateToolArgs,
+} from "../actions/tool-schema.ts";
 import { parseEvidenceAddress } from "../store/evidence.ts";
 import { updateFooter } from "./footer.ts";
 import { renderContextCall, renderContextResult, type ToolDetails } from "./render-tool.ts";
 import type { FoldRuntime } from "./runtime.ts";
-
-function description(toolName: string, actions: readonly ToolAction[]): string {
-	return [
-		"Manage your own context window losslessly. Stale spans fold into short briefs; the exact originals stay stored and SHA-256 verified, one call away.",
-		`Actions: ${actions.join(", ")}.`,
-		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold; detail "window" lists entry ids to fold by).',
-		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
-		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice; "children":true lists the folds inside it with their first lines); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
-		...(actions.includes("search")
-			? [
-					'search {"query"}: find text in everything the window no longer shows (every fold\'s exact source at any depth, compacted entries, evidence); each hit names its fold or entry, the byte offset and the peek call that reads it. "regex":true for a regular expression; "offset" pages.',
-				]
-			: []),
-		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
-		actions.includes("unmark")
-			? 'Folds are pending marks that cost nothing: the runtime commits every mark in one rewrite when that pays. unmark {"id"}: withdraw a pending mark.'
-			: "Folds land at the end of the current turn, in one rewrite.",
-		`Example: ${toolName} {"action":"fold","ids":["<first id>","<last id>"]}`,
-	].join("\n");
-}
 
 export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): void {
 	const { toolName, toolLabel, toolActions } = runtime.options;
 	pi.registerTool({
 		name: toolName,
 		label: toolLabel,
-		description: description(toolName, toolActions),
-		promptSnippet: `${toolName}: fold stale spans of your own transcript into briefs; search, peek or expand them back exactly`,
+		description: toolDescription(toolName, toolActions),
+		promptSnippet: toolPromptSnippet(toolName),
 		parameters: toolParameters(toolActions),
 		// Each call plans against the state the previous one left; parallel calls would plan on stale snapshots.
 		executionMode: "sequential",
