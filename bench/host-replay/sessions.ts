@@ -119,6 +119,16 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 15 * 60_000,
 	},
+	// The ladder's host check while tuning: the tuned set only, native and defaults, one window.
+	tuned: {
+		name: "tuned",
+		sessions: SESSIONS.filter((session) => session.set === "tuned"),
+		windows: [200_000],
+		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		piCompaction: PI_COMPACTION,
+		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
+		turnTimeoutMs: 15 * 60_000,
+	},
 	smoke: {
 		name: "smoke",
 		sessions: [SMOKE_SESSION],
