@@ -10,11 +10,13 @@ import type { ModelCost } from "@earendil-works/pi-ai";
 import { rateCardFromModelCost } from "../../cost/rate-card.ts";
 import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import type { ResolvedOptions } from "../options.ts";
-import { servingBudget, type TokenPrices, tokenPrices } from "../policy/budget.ts";
+import { providerLimit, servingBudget, type TokenPrices, tokenPrices } from "../policy/budget.ts";
 
 export interface HostFacts {
-	/** Serving budget (estimated tokens), undefined when the window is unknown. */
+	/** Serving budget (estimated tokens): Pi's compaction line; undefined when the window is unknown. */
 	budget: number | undefined;
+	/** The provider's hard limit, where the fence refuses a request; the budget when not given. */
+	limit?: number;
 	prices: TokenPrices;
 	/** Estimated tokens of the system prompt and tool declarations. */
 	fixedTokens: number;
@@ -77,14 +79,17 @@ export function modelHostFacts(
 	facts: RequestFacts = {},
 ): HostFacts {
 	const toolTokens = facts.toolTokens ?? 0;
+	const budgetFacts = {
+		tokens: null,
+		descriptor: model?.contextWindow,
+		providerTotalWindow: options.providerTotalWindow,
+		outputReservation: model?.maxTokens,
+		...(facts.reserveTokens === undefined ? {} : { reserveTokens: facts.reserveTokens }),
+	};
+	const limit = providerLimit(budgetFacts);
 	return {
-		budget: servingBudget({
-			tokens: null,
-			descriptor: model?.contextWindow,
-			providerTotalWindow: options.providerTotalWindow,
-			outputReservation: model?.maxTokens,
-			...(facts.reserveTokens === undefined ? {} : { reserveTokens: facts.reserveTokens }),
-		}),
+		budget: servingBudget(budgetFacts),
+		...(limit === undefined ? {} : { limit }),
 		prices: tokenPrices(model?.cost ? rateCardFromModelCost(model.id, model.cost, { api: model.api }) : undefined),
 		fixedTokens: textTokens(systemPrompt) + toolTokens,
 		cwd,

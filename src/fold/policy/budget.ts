@@ -46,6 +46,17 @@ export function servingBudget(facts: BudgetFacts): number | undefined {
 	return line === undefined ? total : Math.min(total, line);
 }
 
+/**
+ * The provider's hard limit, past which a request is refused (or silently
+ * truncated): the provider total less the output reservation when
+ * configured, else the descriptor. The fence refuses only past it; between
+ * Pi's line and it, Pi compacts.
+ */
+export function providerLimit(facts: BudgetFacts): number | undefined {
+	if (facts.providerTotalWindow !== undefined) return facts.providerTotalWindow - (facts.outputReservation ?? 0);
+	return facts.descriptor;
+}
+
 /** Window tokens per projected entry, and their sum plus the fixed part (system prompt, tool declarations). */
 export interface WindowReading {
 	/** Entry id → estimated tokens it contributes to the window now (0 when omitted). */
