@@ -119,23 +119,22 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 15 * 60_000,
 	},
-	// The ladder's run when the machine is too loaded for the full preset: every session, both windows,
-	// held-out first, native and defaults only (the reference arm does not depend on pi-fold; the full
-	// preset's figures for it stand). About two thirds of the full run.
-	ladder: {
-		name: "ladder",
-		sessions: [...SESSIONS.filter((s) => s.set === "held-out"), ...SESSIONS.filter((s) => s.set === "tuned")],
+	// The ladder's runs when the machine is too loaded for the full preset: each set, both windows, native
+	// and defaults only (the reference arm does not depend on pi-fold; the full preset's figures for it
+	// stand). Together about two thirds of the full run.
+	"ladder-held-out": {
+		name: "ladder-held-out",
+		sessions: SESSIONS.filter((s) => s.set === "held-out"),
 		windows: [200_000, 128_000],
 		arms: [NATIVE_ARM, DEFAULTS_ARM],
 		piCompaction: PI_COMPACTION,
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 15 * 60_000,
 	},
-	// The ladder's host check while tuning: the tuned set only, native and defaults, one window.
-	tuned: {
-		name: "tuned",
-		sessions: SESSIONS.filter((session) => session.set === "tuned"),
-		windows: [200_000],
+	"ladder-tuned": {
+		name: "ladder-tuned",
+		sessions: SESSIONS.filter((s) => s.set === "tuned"),
+		windows: [200_000, 128_000],
 		arms: [NATIVE_ARM, DEFAULTS_ARM],
 		piCompaction: PI_COMPACTION,
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
