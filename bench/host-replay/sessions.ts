@@ -119,6 +119,27 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 15 * 60_000,
 	},
+	// The ladder's runs when the machine is too loaded for the full preset: each set, both windows, native
+	// and defaults only (the reference arm does not depend on pi-fold; the full preset's figures for it
+	// stand). Together about two thirds of the full run.
+	"ladder-held-out": {
+		name: "ladder-held-out",
+		sessions: SESSIONS.filter((s) => s.set === "held-out"),
+		windows: [200_000, 128_000],
+		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		piCompaction: PI_COMPACTION,
+		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
+		turnTimeoutMs: 15 * 60_000,
+	},
+	"ladder-tuned": {
+		name: "ladder-tuned",
+		sessions: SESSIONS.filter((s) => s.set === "tuned"),
+		windows: [200_000, 128_000],
+		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		piCompaction: PI_COMPACTION,
+		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
+		turnTimeoutMs: 15 * 60_000,
+	},
 	smoke: {
 		name: "smoke",
 		sessions: [SMOKE_SESSION],

@@ -20,7 +20,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { QueuedEntry } from "../../src/fold/engine/commit.ts";
 import { FoldEngine } from "../../src/fold/engine/engine.ts";
 import { playBranch, type Sink } from "../../src/fold/engine/headless.ts";
-import { modelHostFacts } from "../../src/fold/engine/host-facts.ts";
 import { messageDigest } from "../../src/fold/engine/instrument.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
@@ -171,7 +170,7 @@ describe.each(Object.keys(TURNS) as (keyof typeof TURNS)[])("engine parity on %s
 
 		const engine = new FoldEngine(resolveOptions(OPTIONS));
 		engine.reset([]);
-		const host = modelHostFacts(harness.model, engine.options, ctx.getSystemPrompt(), ctx.cwd);
+		const host = runtime.hostFacts(ctx);
 		const { sink, consumed } = logSink(log);
 		const requests: string[][] = [];
 		playBranch(

@@ -18,7 +18,7 @@ import { type FoldTreeRow, foldTree } from "../lattice/lattice-view.ts";
 import type { FoldLattice } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { FoldScheduling } from "../options.ts";
-import { type BudgetFacts, servingBudget, type WindowReading } from "../policy/budget.ts";
+import { type BudgetFacts, PI_DEFAULT_RESERVE_TOKENS, servingBudget, type WindowReading } from "../policy/budget.ts";
 import type { FoldState } from "../state/state.ts";
 import type { PendingMark } from "../state/state-schema.ts";
 import { type EvidenceFacts, formatEvidence } from "../store/evidence.ts";
@@ -231,7 +231,7 @@ function headLines(details: StatusDetails): string[] {
 	const { budget, counts, instrument } = details;
 	const occupancy = budget.occupancy === null ? "unknown" : `${(100 * budget.occupancy).toFixed(1)}%`;
 	const lines = [
-		`Window: ~${num(budget.tokens)} tokens, ${occupancy} of the serving budget ${num(budget.servingBudget)} (descriptor ${num(budget.descriptor)}${budget.providerTotalWindow === undefined ? "" : `, provider total ${num(budget.providerTotalWindow)} less ${num(budget.outputReservation)} output`}).`,
+		`Window: ~${num(budget.tokens)} tokens, ${occupancy} of the serving budget ${num(budget.servingBudget)} (descriptor ${num(budget.descriptor)} less Pi's reserve ${num(budget.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS)}${budget.providerTotalWindow === undefined ? "" : `, provider total ${num(budget.providerTotalWindow)} less ${num(budget.outputReservation)} output`}).`,
 		`Folds: ${counts.folds} (${counts.collapsed} collapsed, ${counts.expanded} expanded, ${counts.hidden} inside collapsed folds); ${counts.protectedEntries} protected entries; ${details.pendingEdits} edits pending for the next turn boundary.`,
 		`Store: ${details.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : details.store.location}.`,
 		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed). Provider cache misses: ${instrument.cacheMissesProviderSide} on unrewritten windows, ${instrument.cacheMissesAfterRewrite} after rewrites.`,

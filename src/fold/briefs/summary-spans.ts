@@ -8,7 +8,8 @@
  * candidate and, from `PREPARE_OCCUPANCY`, its closed chapters, each planned
  * exactly as the commit will plan it. Tool batches keep their deterministic
  * brief (the ladder folds them by the dozen; a request each costs more than
- * it saves).
+ * it saves), and so do the ladder's deep spans (each boundary grows one, so a
+ * brief prepared for it would rarely be the one its commit asks for).
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -80,7 +81,9 @@ export function summarySpans(
 		if (mark.record.kind !== "tool-batch" && !known(`mark:${mark.record.id}`))
 			add(markSpan(input.view, input.lattice, mark));
 	for (const candidate of candidates) {
-		if (candidate.kind === "tool-batch") continue;
+		// A deep span grows with every boundary until it commits, so a brief prepared for it would
+		// rarely match at commit: it keeps the deterministic brief, like a tool batch.
+		if (candidate.kind === "tool-batch" || candidate.rung === "span") continue;
 		if (candidate.mark) {
 			if (!known(`mark:${candidate.mark.record.id}`)) add(markSpan(input.view, input.lattice, candidate.mark));
 			continue;

@@ -474,7 +474,8 @@ export class FoldEngine {
 		}
 		const sent = preview ?? messages;
 		const tokens = this.next.requestTokens(sent, host.fixedTokens);
-		const verdict = fenceVerdict(tokens, host.budget, this.options.brandNoun);
+		// Past Pi's line (the budget) Pi compacts; only past the provider's own limit is a request refused.
+		const verdict = fenceVerdict(tokens, host.limit ?? host.budget, this.options.brandNoun);
 		if (!verdict.ok) {
 			this.counters.fenceRefusals++;
 			return { sent: undefined, refused: verdict, rewrite: undefined, tokens };

@@ -24,7 +24,7 @@ import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
 import { FoldEngine } from "../engine/engine.ts";
-import { type HostFacts, modelHostFacts } from "../engine/host-facts.ts";
+import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
 import { hostLoadout, requestLoadout } from "../engine/instrument.ts";
 import { type ProjectionCandidate, projectionCandidates } from "../engine/projection-candidates.ts";
 import { lostNoticeText, noticeType } from "../engine/recovery.ts";
@@ -96,6 +96,7 @@ export class FoldRuntime {
 		pi.on("session_before_compact", async (event, ctx) => {
 			if (event.reason !== "threshold" || !ctx.model) return undefined;
 			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
+			this.reserveTokens = event.preparation.settings.reserveTokens;
 			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
 			if (!(await this.autoCommit(ctx, "threshold", line))) return undefined;
 			this.engine.cancelledCompaction();
@@ -157,8 +158,28 @@ export class FoldRuntime {
 	}
 
 	/** The facts of the request about to be made: Pi's model, its budget and prices, the system prompt, the cwd. */
-	private host(ctx: ExtensionContext): HostFacts {
-		return modelHostFacts(ctx.model, this.options, ctx.getSystemPrompt(), ctx.cwd);
+	hostFacts(ctx: ExtensionContext): HostFacts {
+		return modelHostFacts(ctx.model, this.options, ctx.getSystemPrompt(), ctx.cwd, {
+			toolTokens: this.toolTokens(),
+			...(this.reserveTokens === undefined ? {} : { reserveTokens: this.reserveTokens }),
+		});
+	}
+
+	/** Pi's `compaction.reserveTokens`, once a compaction event showed it (Pi's default until then). */
+	private reserveTokens: number | undefined;
+
+	/** Declared tools' estimated tokens, recounted only when the active set changes. */
+	private toolTokensMemo: { key: string; tokens: number } | undefined;
+
+	private toolTokens(): number {
+		const active = this.pi.getActiveTools();
+		const key = active.join("\n");
+		if (this.toolTokensMemo?.key !== key) {
+			const names = new Set(active);
+			const declared = this.pi.getAllTools().filter((tool) => names.has(tool.name));
+			this.toolTokensMemo = { key, tokens: toolDeclarationTokens(declared) };
+		}
+		return this.toolTokensMemo.tokens;
 	}
 
 	/** One projection candidate per visible collapsed fold (the provider `setProjectionProvider` receives). */
@@ -229,7 +250,7 @@ export class FoldRuntime {
 	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<boolean> {
 		if (this.sawOtherWriter(ctx)) return false;
 		this.sync(ctx);
-		const plan: AutomaticPlan = this.engine.planAutoCommit(this.host(ctx), force, under);
+		const plan: AutomaticPlan = this.engine.planAutoCommit(this.hostFacts(ctx), force, under);
 		if (plan.kind === "declined") this.prepare(ctx, plan.prepare);
 		if (plan.kind !== "planned") return false;
 		for (const [hash, source] of plan.planned.sources) {
@@ -271,8 +292,8 @@ export class FoldRuntime {
 	): Promise<{ messages: AgentMessage[] } | undefined> {
 		this.sync(ctx);
 		// Over budget: fold whatever is eligible now; the request below previews it.
-		if (this.engine.overBudget(this.host(ctx), messages)) await this.autoCommit(ctx, "fence");
-		const outcome = this.engine.request(this.host(ctx), messages);
+		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
+		const outcome = this.engine.request(this.hostFacts(ctx), messages);
 		if (outcome.refused) {
 			// Out of band only: the window never carries the refusal.
 			ctx.ui.notify(outcome.refused.message, "error");
@@ -305,7 +326,7 @@ export class FoldRuntime {
 				providerTotalWindow: this.options.providerTotalWindow,
 				outputReservation: ctx.model?.maxTokens,
 			},
-			this.host(ctx),
+			this.hostFacts(ctx),
 			this.evidence.facts(),
 		);
 		details.summarizer = this.summarizer.status();
@@ -315,7 +336,7 @@ export class FoldRuntime {
 	/** The window the next request will hold (decided edits applied) and the serving budget it is measured against. */
 	nextWindow(ctx: ExtensionContext): { reading: WindowReading; budget: number | undefined } {
 		this.sync(ctx);
-		const host = this.host(ctx);
+		const host = this.hostFacts(ctx);
 		return { reading: this.engine.reading(host), budget: host.budget };
 	}
 }

@@ -19,10 +19,40 @@ export interface BudgetFacts {
 	providerTotalWindow: number | undefined;
 	/** Output tokens reserved per request (model.maxTokens). */
 	outputReservation: number | undefined;
+	/** Pi's compaction reserve (`compaction.reserveTokens`); Pi's default when unknown. */
+	reserveTokens?: number;
 }
 
-/** Serving budget: the total window less the output reservation, or the descriptor when no total is known. */
+/**
+ * Pi 1.6.0's default `compaction.reserveTokens`: Pi compacts once a request's
+ * context passes contextWindow − reserveTokens (`shouldCompact` in Pi's
+ * core/compaction/compaction.js).
+ */
+export const PI_DEFAULT_RESERVE_TOKENS = 16_384;
+
+/**
+ * Serving budget: Pi's own compaction line (the descriptor less Pi's
+ * reserve), so no request the ladder lets through makes Pi compact; with a
+ * `providerTotalWindow`, also that total less the output reservation,
+ * whichever binds. The model's maxTokens alone does not bind under the
+ * descriptor: pi-ai clamps a request's max output to the room the prompt
+ * leaves (`clampMaxTokensToContext`), so Pi's reserve is the line.
+ */
 export function servingBudget(facts: BudgetFacts): number | undefined {
+	const reserve = facts.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
+	const line = facts.descriptor === undefined ? undefined : Math.max(0, facts.descriptor - reserve);
+	if (facts.providerTotalWindow === undefined) return line;
+	const total = facts.providerTotalWindow - (facts.outputReservation ?? 0);
+	return line === undefined ? total : Math.min(total, line);
+}
+
+/**
+ * The provider's hard limit, past which a request is refused (or silently
+ * truncated): the provider total less the output reservation when
+ * configured, else the descriptor. The fence refuses only past it; between
+ * Pi's line and it, Pi compacts.
+ */
+export function providerLimit(facts: BudgetFacts): number | undefined {
 	if (facts.providerTotalWindow !== undefined) return facts.providerTotalWindow - (facts.outputReservation ?? 0);
 	return facts.descriptor;
 }

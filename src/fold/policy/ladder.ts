@@ -24,6 +24,7 @@ import type { FoldLattice } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
 import type { PendingMark } from "../state/state-schema.ts";
 import type { TokenPrices, WindowReading } from "./budget.ts";
+import { deepSpans } from "./spans.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
 export const FRESH_TAIL_MIN_UNITS = 1;
@@ -44,7 +45,7 @@ export const MIN_CANDIDATE_FREED_TOKENS = 256;
 /** A commit below this is not worth its rewrite: providers cache in blocks of about 1,024 tokens. */
 export const MIN_COMMIT_FREED_TOKENS = 1_024;
 
-export type Rung = "mark" | "read-only" | "tool" | "peek" | "chapter" | "consolidation";
+export type Rung = "mark" | "read-only" | "tool" | "peek" | "span" | "chapter" | "consolidation";
 
 /** One span the ladder proposes, with what folding it would free. */
 export interface LadderCandidate {
@@ -193,6 +194,14 @@ function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: strin
 	return peek ? "peek" : other ? "none" : "bookkeeping";
 }
 
+/** True for a unit no automatic fold may take: a protected entry, context-tool bookkeeping, a peek without `foldPeekResults`. */
+function keepsRaw(input: LadderInput, unit: StructuralUnit): boolean {
+	if (hasProtected(input.view, input.protectedIds, unit.start, unit.end)) return true;
+	if (unit.kind !== "tool-batch") return false;
+	const contextTool = contextToolRung(input.view, unit, input.contextToolName);
+	return contextTool === "bookkeeping" || (contextTool === "peek" && !input.foldPeekResults);
+}
+
 function hasProtected(view: BranchView, protectedIds: ReadonlySet<string>, start: number, end: number): boolean {
 	if (protectedIds.size === 0) return false;
 	for (let i = start; i < end; i++) if (protectedIds.has(view.entries[i]?.id ?? "")) return true;
@@ -266,10 +275,30 @@ export function ladderCandidates(
 	}
 	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
 
+	const spans: LadderCandidate[] = deepSpans({
+		view,
+		index,
+		reading,
+		tailStart,
+		keepRaw: (unit) => keepsRaw(input, unit),
+		overlapsMark,
+	}).map((span) => ({
+		rung: "span",
+		kind: "chapter",
+		start: span.start,
+		end: span.end,
+		ids: [view.entries[span.start]?.id ?? "", view.entries[span.end - 1]?.id ?? ""],
+		freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
+		// The token-weighted age: freed × age is the rent the span's tokens have paid.
+		age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
+	}));
+	const overlapsSpan = (start: number, end: number) => spans.some((s) => start < s.end && s.start < end);
+
 	const batches: LadderCandidate[] = [];
 	for (const unit of batchesOutsideRoots(index, view)) {
 		if (unit.kind !== "tool-batch" || !unit.completed || unit.end > tailStart) continue;
-		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end)) continue;
+		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end) || overlapsSpan(unit.start, unit.end))
+			continue;
 		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
 		const contextTool = contextToolRung(view, unit, input.contextToolName);
 		if (contextTool === "bookkeeping" || (contextTool === "peek" && !input.foldPeekResults)) continue;
@@ -287,7 +316,15 @@ export function ladderCandidates(
 		});
 	}
 	// Read-only batches first: they are the spec's own rung; the rest follow, stalest first within each.
-	const rungOrder: Record<Rung, number> = { mark: 0, "read-only": 1, peek: 1, tool: 2, chapter: 3, consolidation: 4 };
+	const rungOrder: Record<Rung, number> = {
+		mark: 0,
+		"read-only": 1,
+		peek: 1,
+		tool: 2,
+		span: 3,
+		chapter: 3,
+		consolidation: 4,
+	};
 	batches.sort((a, b) => rungOrder[a.rung] - rungOrder[b.rung] || a.start - b.start);
 
 	const chapters: LadderCandidate[] = [];
@@ -296,6 +333,7 @@ export function ladderCandidates(
 			if (chapter.end > tailStart) break;
 			const root = index.rootAt.get(chapter.start);
 			if (root && root.end >= chapter.end) continue;
+			if (overlapsSpan(chapter.start, chapter.end)) continue;
 			if (hasProtected(view, input.protectedIds, chapter.start, chapter.end)) continue;
 			const inner = [...marked, ...batches].filter((c) => c.start >= chapter.start && c.end <= chapter.end);
 			const innerFreed = inner.reduce((total, c) => total + c.freedTokens, 0);
@@ -313,7 +351,7 @@ export function ladderCandidates(
 		}
 	}
 	const consolidation = consolidationCandidate(input, index, tailStart, after, pressure);
-	const candidates = [...marked, ...batches, ...chapters];
+	const candidates = [...marked, ...spans, ...batches, ...chapters];
 	if (consolidation && !candidates.some((c) => c.start < consolidation.end && consolidation.start < c.end)) {
 		candidates.push(consolidation);
 	}

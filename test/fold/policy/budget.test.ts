@@ -6,6 +6,7 @@ import { namedRateCard } from "../../../src/cost/rate-card.ts";
 import {
 	DEFAULT_CACHED_PRICE_RATIO,
 	fenceVerdict,
+	PI_DEFAULT_RESERVE_TOKENS,
 	readWindow,
 	servingBudget,
 	tokenPrices,
@@ -14,10 +15,16 @@ import { appliesImmediately, EPOCH_IMMEDIATE_TAIL_TOKENS } from "../../../src/fo
 import { FoldBranch } from "../../fixtures/fold.ts";
 
 describe("serving budget", () => {
-	it("is the provider total less the output reservation, else the descriptor", () => {
+	it("is Pi's compaction line (descriptor less Pi's reserve), or the provider total less the output if lower", () => {
 		const facts = { tokens: null, descriptor: 272_000, outputReservation: 32_000 };
-		expect(servingBudget({ ...facts, providerTotalWindow: 372_000 })).toBe(340_000);
-		expect(servingBudget({ ...facts, providerTotalWindow: undefined })).toBe(272_000);
+		// Pi compacts above contextWindow − reserveTokens: the budget never passes that line.
+		expect(servingBudget({ ...facts, providerTotalWindow: undefined })).toBe(272_000 - PI_DEFAULT_RESERVE_TOKENS);
+		expect(servingBudget({ ...facts, providerTotalWindow: undefined, reserveTokens: 40_000 })).toBe(232_000);
+		// A provider total that binds harder than Pi's line wins.
+		expect(servingBudget({ ...facts, providerTotalWindow: 272_000 })).toBe(240_000);
+		expect(servingBudget({ ...facts, providerTotalWindow: 372_000 })).toBe(272_000 - PI_DEFAULT_RESERVE_TOKENS);
+		expect(servingBudget({ ...facts, descriptor: undefined, providerTotalWindow: 372_000 })).toBe(340_000);
+		expect(servingBudget({ ...facts, descriptor: undefined, providerTotalWindow: undefined })).toBeUndefined();
 	});
 });
 

@@ -162,6 +162,8 @@ describe("rungs", () => {
 		const b = new FoldBranch();
 		b.user("go");
 		const bash = b.tool({ id: "b1", name: "bash", args: { command: "make" } }, filler(3_000, "make"));
+		// Bookkeeping between them stays raw, so the two cannot join as one deep span.
+		b.tool({ id: "st", name: "active_context", args: { action: "status" } }, "status");
 		const read = b.tool({ id: "r1", name: "read", args: { path: "a.ts" } }, filler(3_000, "a.ts"));
 		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
 		const { candidates } = ladderCandidates(input(b.entries), b.entries.length - 2, false);
@@ -206,16 +208,17 @@ describe("rungs", () => {
 		expect(consolidation?.ids).toHaveLength(MAX_VISIBLE_FOLDS + 1);
 	});
 
-	it("folds closed chapters only under pressure", () => {
+	it("folds a closed chapter as a deep span once priced, keeping the newest ask raw", () => {
 		const b = new FoldBranch();
 		const first = b.user(filler(3_000, "first question"));
 		const last = b.assistant(filler(3_000, "first answer"));
 		b.user("second question");
 		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
 		const tail = b.entries.length - 2;
-		expect(ladderCandidates(input(b.entries), tail, false).candidates).toEqual([]);
-		const pressed = ladderCandidates(input(b.entries), tail, true).candidates;
-		expect(pressed.map((c) => [c.rung, ...c.ids])).toEqual([["chapter", first, last]]);
+		const candidates = ladderCandidates(input(b.entries), tail, false).candidates;
+		expect(candidates.map((c) => [c.rung, c.kind, ...c.ids])).toEqual([["span", "chapter", first, last]]);
+		// Under pressure the span still takes it: no second chapter candidate over the same entries.
+		expect(ladderCandidates(input(b.entries), tail, true).candidates).toEqual(candidates);
 	});
 });
 
