@@ -19,7 +19,7 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry, SessionProjection } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
-import { planCommit } from "../fold/commit.ts";
+import { type CommitSummary, planCommit } from "../fold/commit.ts";
 import {
 	announce,
 	emptyInstrument,
@@ -159,8 +159,15 @@ export interface AppliedChange {
 }
 
 /** `apply`: new records and ops into the fold state (no baselines: see the module note). */
-export function applyRecords(shell: ShellState, options: ResolvedOptions, records: FoldRecord[], ops: FoldOp[]) {
-	const plan = persistChange(shell.fold, options.entryTypePrefix, records, ops);
+export function applyRecords(
+	shell: ShellState,
+	options: ResolvedOptions,
+	records: FoldRecord[],
+	ops: FoldOp[],
+	commit?: CommitSummary,
+) {
+	// A commit persists as the runtime writes it: one `:commit` line holding the records, ops and summary.
+	const plan = persistChange(shell.fold, options.entryTypePrefix, records, ops, commit);
 	return { shell: { ...shell, fold: plan.state, lattice: liveLattice(plan.state) }, entries: plan.entries };
 }
 
@@ -181,10 +188,10 @@ export function commitDecision(
 		cwd: host.cwd,
 	});
 	if (!planned) return undefined;
-	const applied = applyRecords(shell, options, planned.change.records, planned.change.ops);
+	const applied = applyRecords(shell, options, planned.change.records, planned.change.ops, planned.summary);
 	return {
 		shell: { ...applied.shell, coldCache: false },
-		custom: [...applied.entries, { customType: `${options.entryTypePrefix}:commit`, data: planned.summary }],
+		custom: applied.entries,
 		records: planned.change.records,
 		sources: planned.sources,
 	};
