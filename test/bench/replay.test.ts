@@ -65,10 +65,11 @@ describe("replayBranch", () => {
 		const commits = ladder.branch.filter(
 			(entry) => entry.type === "custom" && entry.customType === `${options.entryTypePrefix}:commit`,
 		);
-		expect(commits.map((entry) => (entry.type === "custom" ? (entry.data as { reason: string }).reason : ""))).toEqual([
-			"priced",
-			"priced",
-		]);
+		expect(
+			commits.map((entry) =>
+				entry.type === "custom" ? (entry.data as { summary: { reason: string } }).summary.reason : "",
+			),
+		).toEqual(["priced", "priced"]);
 	});
 
 	it("fold-all: the same folds here, each at the first boundary where its batch is not the newest", () => {
@@ -85,7 +86,7 @@ describe("replayBranch", () => {
 		const tight = replayBranch(entries, "ladder", options, () => ({ ...HOST, budget: 20_000, prices: cheapCache }));
 		const reasons = tight.branch.flatMap((entry) =>
 			entry.type === "custom" && entry.customType === `${options.entryTypePrefix}:commit`
-				? [(entry.data as { reason: string }).reason]
+				? [(entry.data as { summary: { reason: string } }).summary.reason]
 				: [],
 		);
 		expect(reasons).toEqual(["backstop", "backstop"]);
