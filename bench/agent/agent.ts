@@ -1,26 +1,51 @@
 /**
  * The scripted agent of the agent benchmark: what the "model" answers to each
- * request Pi sends, computed only from that request and the agent's own
- * notes (what it asked for last), as a pure step function.
+ * request Pi sends, computed from that request (reader.ts: messages, tool
+ * declarations, calls the text spells out) and the agent's own notes of what
+ * it asked for last, as a pure step function.
  *
- * One agentic turn: call `repo_stage` for stages 1..N in order. When a stage
- * result carries a probe for stage j, answer it from what is visible in the
- * request: the fact line itself ("visible"); else the fold whose brief names
- * `stage j` is peeked and the answer read from the peek ("peek", paging
- * with the offset the peek names); else the stage is re-read
- * (`repo_stage {stage:j, reread:true}`, "re-read"). A marking agent also
- * asks to fold stage k−2 (by its tool call id) in the same assistant message
- * as the call for stage k+1. Pi's summarization requests get a fixed-size
- * summary that keeps no facts; other tool-less side requests (e.g. a model
- * brief) a fixed short text. Nothing here depends on time or randomness.
+ * Each user turn asks for a range of stages; the agent calls `repo_stage` for
+ * them in order and ends the turn with a short reply. When a stage result
+ * carries a probe for stage j, the agent answers it from what the request
+ * shows: the fact line itself ("visible"); else, when the context tool
+ * declares a `search` action, it searches for the fact line's key and reads
+ * the answer from the hits ("search"), or calls the peek the first hit
+ * spells out ("search+peek"); else it looks for a fold id whose nearby text
+ * names stage j (or a range holding it), peeks it or lists the folds inside
+ * it when the tool declares `children`, and follows the calls results spell
+ * out ("navigate"); failing all that it re-reads the stage
+ * (`repo_stage {stage, reread: true}`, "re-read"). It knows nothing of
+ * pi-fold's brief formats or argument names beyond what the request shows.
+ * A marking agent also asks to fold stage k−2 (by its tool call id) with
+ * the call for stage k+1. Pi's summarization requests get a fixed-size
+ * summary that keeps no facts; other tool-less side requests a fixed short
+ * text. Nothing here depends on time or randomness.
  */
 
 import type { ScriptedReply, ScriptedToolCall } from "../../test/harness/loopback-provider.ts";
 import type { WireMessage, WireRequestBody } from "../../test/harness/provider-rules.ts";
-import { factPattern, factValue, PROBE_PATTERN, STAGE_TOOL_NAME, type Workload } from "./workload.ts";
+import {
+	contextTool,
+	factIn,
+	findLead,
+	foldIdShape,
+	type Lead,
+	messageText,
+	moreCall,
+	readingTexts,
+	slicePeekCall,
+	visibleFact,
+} from "./reader.ts";
+import {
+	factValue,
+	PROBE_PATTERN,
+	STAGE_TOOL_NAME,
+	stageBytes,
+	TURN_RANGE_PATTERN,
+	type Workload,
+} from "./workload.ts";
 
-/** Name of pi-fold's context tool, as the briefs' recall calls address it. */
-export const CONTEXT_TOOL_NAME = "active_context";
+export { messageText, visibleFact } from "./reader.ts";
 
 /**
  * Start of Pi 1.6.0's summarization system prompt (`SUMMARIZATION_SYSTEM_PROMPT`,
@@ -31,44 +56,54 @@ export const PI_SUMMARIZATION_PROMPT_START = "You are a context summarization as
 
 /** Size of the fixed summary: about what a real summarizer writes, and it keeps no facts. */
 export const SUMMARY_CHARS = 2000;
-/** Peek slices one probe may read before the agent gives up on the fold and re-reads the stage. */
-export const MAX_PEEKS_PER_PROBE = 64;
+/** Context-tool calls one probe may make before the agent gives up and re-reads the stage. */
+export const MAX_CONTEXT_CALLS_PER_PROBE = 64;
 
 export type RequestKind = "agent" | "summarization" | "side";
-export type ProbeRoute = "visible" | "peek" | "re-read" | "missed";
+export type ProbeRoute = "visible" | "search" | "search+peek" | "navigate" | "re-read" | "missed";
 
 export interface ProbeAnswer {
 	/** Stage whose result asked. */
 	stage: number;
 	target: number;
 	route: ProbeRoute;
-	/** Peek slices read for this probe (also counted when the peek failed and the stage was re-read). */
-	peeks: number;
+	/** Context-tool calls made for this probe (search, peek, listing). */
+	contextCalls: number;
+	/** Characters of those calls' results: what they added to the window. */
+	contextChars: number;
+	/** Characters a re-read of the target stage returns: what a lookup replaces. */
+	rereadChars: number;
 }
-
-type MainCall =
-	| { kind: "stage"; id: string; stage: number }
-	| { kind: "peek"; id: string; foldId: string; probe: OpenProbe }
-	| { kind: "reread"; id: string; probe: OpenProbe };
 
 interface OpenProbe {
 	stage: number;
 	target: number;
-	peeks: number;
+	calls: number;
+	chars: number;
+	searched: boolean;
+	/** Ids already peeked or listed for this probe. */
+	read: string[];
 }
+
+type MainCall =
+	| { kind: "stage"; id: string; stage: number }
+	| { kind: "context"; id: string; probe: OpenProbe; readId?: string }
+	| { kind: "reread"; id: string; probe: OpenProbe };
 
 export interface AgentState {
 	workload: Workload;
 	marking: boolean;
-	/** What the last reply asked for; undefined before the first request. */
+	/** What the last reply asked for; undefined before the first request and after a turn's closing reply. */
 	main?: MainCall;
 	/** Call id of the fold the last reply asked for, if any. */
 	foldCallId?: string;
+	/** Last stage of the current user turn. */
+	turnLast: number;
 	stagesCompleted: number;
 	answers: ProbeAnswer[];
 	rereads: number;
 	rereadBytes: number;
-	peekBytes: number;
+	contextChars: number;
 	foldCalls: number;
 	/** First line of every fold call the runtime refused. */
 	foldRefusals: string[];
@@ -82,30 +117,17 @@ export function initialAgentState(workload: Workload, marking: boolean): AgentSt
 	return {
 		workload,
 		marking,
+		turnLast: 0,
 		stagesCompleted: 0,
 		answers: [],
 		rereads: 0,
 		rereadBytes: 0,
-		peekBytes: 0,
+		contextChars: 0,
 		foldCalls: 0,
 		foldRefusals: [],
 		finished: false,
 		callCounter: 0,
 	};
-}
-
-/** Text of a wire message's content (a string or text parts). */
-export function messageText(message: WireMessage): string {
-	const content = message.content;
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
-	return content
-		.map((part: unknown) =>
-			typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string"
-				? (part as { text: string }).text
-				: "",
-		)
-		.join("\n");
 }
 
 /** Which of the three request kinds this is. */
@@ -137,78 +159,12 @@ function toolResultText(messages: readonly WireMessage[], callId: string): strin
 	return undefined;
 }
 
-/** The fact value for `target` anywhere in the request, if its line is there. */
-export function visibleFact(messages: readonly WireMessage[], target: number): string | undefined {
-	const pattern = factPattern(target);
-	for (const message of messages) {
-		const match = pattern.exec(messageText(message));
-		if (match?.[1]) return match[1];
-	}
-	return undefined;
-}
-
-const BRIEF_HEADER = /(?=\[[a-z0-9-]+ fold f-)/;
-const STEPS_LINE = /^Steps: (.*)$/m;
-const RECALL_LINE = /^Read exact source: (\S+) (\{.*\})$/m;
-
-/** True when a steps list ("stage 3, stage 5–9") names `stage <target>`, one label or inside a range. */
-export function stepsCover(steps: string, target: number): boolean {
-	for (const item of steps.replace(/ \(\+\d+ more\)$/, "").split(", ")) {
-		const match = /^stage (\d+)(?:–(\d+))?$/.exec(item.trim());
-		if (!match) continue;
-		const first = Number(match[1]);
-		const last = match[2] === undefined ? first : Number(match[2]);
-		if (target >= first && target <= last) return true;
-	}
-	return false;
-}
-
-/** A fold the agent can peek for a stage; a consolidation is first read by its header only. */
-export interface FoldLead {
-	id: string;
-	consolidation: boolean;
-}
-
-/** The fold whose visible brief names `stage <target>` in its Steps line, by its recall call. */
-export function foldNamingStage(messages: readonly WireMessage[], target: number): FoldLead | undefined {
-	for (const message of messages) {
-		for (const block of messageText(message).split(BRIEF_HEADER)) {
-			const steps = STEPS_LINE.exec(block)?.[1];
-			const recall = RECALL_LINE.exec(block);
-			if (!steps || !recall || recall[1] !== CONTEXT_TOOL_NAME || !stepsCover(steps, target)) continue;
-			const call = JSON.parse(recall[2] ?? "{}") as { action?: unknown; id?: unknown };
-			if (call.action === "peek" && typeof call.id === "string")
-				return { id: call.id, consolidation: /\n(?:Consolidation|Chapter) f-/.test(block) };
-		}
-	}
-	return undefined;
-}
-
-const CHILD_LIST = /^Child folds, each peekable: (.*)\.$/m;
-const CHILD_ITEM = /(f-[0-9a-f]+)(?: \(([^)]*)\))?/g;
-
-/** The child fold a peek header lists for `stage <target>`; one with a range is itself a consolidation. */
-export function childNamingStage(peekText: string, target: number): FoldLead | undefined {
-	const list = CHILD_LIST.exec(peekText)?.[1];
-	if (!list) return undefined;
-	for (const match of list.matchAll(CHILD_ITEM)) {
-		const [, id, steps] = match;
-		if (id && steps && stepsCover(steps, target)) return { id, consolidation: /–|, /.test(steps) };
-	}
-	return undefined;
-}
-
-/** Bytes of a header-only peek: enough for the header, none of the source. */
-export const HEADER_PEEK_BYTES = 1;
-
-const MORE_FOLLOWS = /More follows: (\S+) (\{[^\n]*\})/;
-
-/** The offset a peek result says to continue at, if it says more follows. */
-export function nextPeekOffset(text: string): number | undefined {
-	const match = MORE_FOLLOWS.exec(text);
-	if (!match || match[1] !== CONTEXT_TOOL_NAME) return undefined;
-	const call = JSON.parse(match[2] ?? "{}") as { offset?: unknown };
-	return typeof call.offset === "number" ? call.offset : undefined;
+/** The stage range of the newest user message, when it is the request's last message (a new turn). */
+function newTurn(messages: readonly WireMessage[]): [number, number] | undefined {
+	const last = messages.at(-1);
+	if (last?.role !== "user") return undefined;
+	const match = TURN_RANGE_PATTERN.exec(messageText(last));
+	return match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
 interface Step {
@@ -231,18 +187,22 @@ function answer(state: AgentState, probe: OpenProbe, route: ProbeRoute, value: s
 		stage: probe.stage,
 		target: probe.target,
 		route: correct ? route : "missed",
-		peeks: probe.peeks,
+		contextCalls: probe.calls,
+		contextChars: probe.chars,
+		rereadChars: stageBytes(state.workload, probe.target),
 	};
 	return { ...state, answers: [...state.answers, entry] };
 }
 
-/** Ask for the next stage (and, for a marking agent, fold stage k−2), or finish after the last one. */
-function advance(state: AgentState, messages: readonly WireMessage[], text: string | undefined): Step {
+/** Ask for the next stage of the turn (and, for a marking agent, fold stage k−2), or end the turn. */
+function advance(state: AgentState, body: WireRequestBody, text: string | undefined): Step {
+	const messages = body.messages;
 	const done = state.stagesCompleted;
-	if (done >= state.workload.stages) {
-		const summary = `All ${done} stages done.`;
+	if (done >= state.turnLast) {
+		const finished = done >= state.workload.stages;
+		const summary = finished ? `All ${done} stages done.` : `Stages up to ${done} done.`;
 		return {
-			state: { ...state, finished: true, main: undefined, foldCallId: undefined },
+			state: { ...state, finished, main: undefined, foldCallId: undefined },
 			reply: { text: text ? `${text}\n${summary}` : summary },
 		};
 	}
@@ -251,9 +211,11 @@ function advance(state: AgentState, messages: readonly WireMessage[], text: stri
 	let foldCallId: string | undefined;
 	const stale = done - 2;
 	const staleCallId = stageCallId(stale);
-	if (state.marking && stale >= 1 && messages.some((m) => (m.tool_calls ?? []).some((c) => c.id === staleCallId))) {
+	const tool = contextTool(body)?.name;
+	const visible = messages.some((m) => (m.tool_calls ?? []).some((c) => c.id === staleCallId));
+	if (state.marking && tool && stale >= 1 && visible) {
 		[foldCallId, next] = nextId(next, "fold");
-		calls.push({ id: foldCallId, name: CONTEXT_TOOL_NAME, arguments: { action: "fold", ids: [staleCallId] } });
+		calls.push({ id: foldCallId, name: tool, arguments: { action: "fold", ids: [staleCallId] } });
 		next = { ...next, foldCalls: next.foldCalls + 1 };
 	}
 	const stage = done + 1;
@@ -276,37 +238,66 @@ function answerText(state: AgentState): string | undefined {
 	return `ANSWER S${last.target}: ${last.route === "missed" ? "unknown" : factValue(state.workload.seed, last.target)}`;
 }
 
-/** Route a probe: visible, else peek the fold naming the stage, else re-read. */
-function resolveProbe(state: AgentState, messages: readonly WireMessage[], probe: OpenProbe): Step {
+function answered(
+	state: AgentState,
+	body: WireRequestBody,
+	probe: OpenProbe,
+	route: ProbeRoute,
+	value: string | undefined,
+): Step {
+	const next = answer(state, probe, route, value);
+	return advance(next, body, answerText(next));
+}
+
+/** The query a model would type for a probe: the key of the fact line it asks about. */
+export function probeQuery(target: number): string {
+	return `FACT S${target}:`;
+}
+
+/** Route a probe: visible, else search, else a fold whose nearby text names the stage, else re-read. */
+function resolveProbe(state: AgentState, body: WireRequestBody, probe: OpenProbe): Step {
+	const messages = body.messages;
 	const seen = visibleFact(messages, probe.target);
-	if (seen !== undefined) {
-		const answered = answer(state, probe, "visible", seen);
-		return advance(answered, messages, answerText(answered));
-	}
-	const lead = foldNamingStage(messages, probe.target);
-	if (lead !== undefined) return peekLead(state, lead, probe);
-	return reread(state, probe);
+	if (seen !== undefined) return answered(state, body, probe, "visible", seen);
+	const tool = contextTool(body);
+	if (tool?.search)
+		return contextCall(
+			state,
+			tool.name,
+			{ ...probe, searched: true },
+			{ action: "search", query: probeQuery(probe.target) },
+		);
+	return navigate(state, body, probe, readingTexts(messages));
 }
 
-/** Peek a fold: a consolidation by its header first (to find the child that holds the stage), else its source. */
-function peekLead(state: AgentState, lead: FoldLead, probe: OpenProbe): Step {
-	return lead.consolidation
-		? peek(state, lead.id, probe, 0, HEADER_PEEK_BYTES)
-		: peek(state, lead.id, probe, undefined);
+/** Read the fold the texts point at for the probe's stage, or re-read the stage. */
+function navigate(state: AgentState, body: WireRequestBody, probe: OpenProbe, texts: readonly string[]): Step {
+	const tool = contextTool(body);
+	const shape = tool ? foldIdShape(readingTexts(body.messages), tool.name) : undefined;
+	const lead: Lead | undefined = tool && shape ? findLead(texts, probe.target, shape, new Set(probe.read)) : undefined;
+	if (!tool || !lead) return reread(state, probe);
+	const args =
+		!lead.exact && tool.children ? { action: "peek", id: lead.id, children: true } : { action: "peek", id: lead.id };
+	return contextCall(state, tool.name, { ...probe, read: [...probe.read, lead.id] }, args, lead.id);
 }
 
-function peek(state: AgentState, foldId: string, probe: OpenProbe, offset: number | undefined, bytes?: number): Step {
-	const [id, next] = nextId(state, "peek");
-	const open = { ...probe, peeks: probe.peeks + 1 };
-	const args = {
-		action: "peek",
-		id: foldId,
-		...(offset === undefined ? {} : { offset }),
-		...(bytes === undefined ? {} : { bytes }),
-	};
+function contextCall(
+	state: AgentState,
+	tool: string,
+	probe: OpenProbe,
+	args: Record<string, unknown>,
+	readId?: string,
+): Step {
+	if (probe.calls >= MAX_CONTEXT_CALLS_PER_PROBE) return reread(state, probe);
+	const [id, next] = nextId(state, "context");
+	const open = { ...probe, calls: probe.calls + 1 };
 	return {
-		state: { ...next, main: { kind: "peek", id, foldId, probe: open }, foldCallId: undefined },
-		reply: { toolCalls: [{ id, name: CONTEXT_TOOL_NAME, arguments: args }] },
+		state: {
+			...next,
+			main: { kind: "context", id, probe: open, ...(readId ? { readId } : {}) },
+			foldCallId: undefined,
+		},
+		reply: { toolCalls: [{ id, name: tool, arguments: args }] },
 	};
 }
 
@@ -318,11 +309,39 @@ function reread(state: AgentState, probe: OpenProbe): Step {
 	};
 }
 
+/** After a context call: answer from it, follow a call it spells out, or look elsewhere. */
+function continueProbe(state: AgentState, body: WireRequestBody, probe: OpenProbe, result: string): Step {
+	const messages = body.messages;
+	const open = { ...probe, chars: probe.chars + result.length };
+	const current = { ...state, contextChars: state.contextChars + result.length };
+	const value = factIn(result, probe.target);
+	if (value !== undefined) {
+		const route: ProbeRoute = open.searched ? (open.calls === 1 ? "search" : "search+peek") : "navigate";
+		return answered(current, body, open, route, value);
+	}
+	const tool = contextTool(body);
+	if (!tool) return reread(current, open);
+	// A fold this result names for exactly the stage; else the call it spells out (a hit's peek, the next
+	// page); else a fold whose range holds the stage; else whatever the request names.
+	const shape = foldIdShape(readingTexts(messages), tool.name);
+	const lead = shape ? findLead([result], probe.target, shape, new Set(open.read)) : undefined;
+	if (lead?.exact) return navigate(current, body, open, [result]);
+	const spelled = slicePeekCall(result, tool.name) ?? moreCall(result, tool.name);
+	const key = spelled ? JSON.stringify(spelled) : "";
+	if (spelled && !open.read.includes(key))
+		return contextCall(current, tool.name, { ...open, read: [...open.read, key] }, spelled);
+	if (lead) return navigate(current, body, open, [result]);
+	return navigate(current, body, open, readingTexts(messages));
+}
+
 /** One agent request: read the results of what the last reply asked for, decide the next reply. */
-export function agentStep(state: AgentState, messages: readonly WireMessage[]): Step {
+export function agentStep(state: AgentState, body: WireRequestBody): Step {
 	if (state.finished) return { state, reply: { text: "Done." } };
+	const messages = body.messages;
+	const turn = newTurn(messages);
+	if (turn) return advance({ ...state, turnLast: turn[1], main: undefined }, body, undefined);
 	const main = state.main;
-	if (main === undefined) return advance(state, messages, undefined);
+	if (main === undefined) return stop(state, "no user turn asks for stages");
 	const result = toolResultText(messages, main.id);
 	if (result === undefined) return stop(state, `the result of ${main.id} is not in the request`);
 	let current = state;
@@ -335,27 +354,15 @@ export function agentStep(state: AgentState, messages: readonly WireMessage[]): 
 		case "stage": {
 			current = { ...current, stagesCompleted: main.stage };
 			const target = PROBE_PATTERN.exec(result)?.[1];
-			if (target === undefined) return advance(current, messages, undefined);
-			return resolveProbe(current, messages, { stage: main.stage, target: Number(target), peeks: 0 });
+			if (target === undefined) return advance(current, body, undefined);
+			const probe = { stage: main.stage, target: Number(target), calls: 0, chars: 0, searched: false, read: [] };
+			return resolveProbe(current, body, probe);
 		}
-		case "peek": {
-			current = { ...current, peekBytes: current.peekBytes + result.length };
-			const match = factPattern(main.probe.target).exec(result);
-			if (match?.[1]) {
-				const answered = answer(current, main.probe, "peek", match[1]);
-				return advance(answered, messages, answerText(answered));
-			}
-			const child = childNamingStage(result, main.probe.target);
-			if (child !== undefined && main.probe.peeks < MAX_PEEKS_PER_PROBE) return peekLead(current, child, main.probe);
-			const offset = nextPeekOffset(result);
-			if (offset !== undefined && main.probe.peeks < MAX_PEEKS_PER_PROBE)
-				return peek(current, main.foldId, main.probe, offset);
-			return reread(current, main.probe);
-		}
+		case "context":
+			return continueProbe(current, body, main.probe, result);
 		case "reread": {
 			current = { ...current, rereads: current.rereads + 1, rereadBytes: current.rereadBytes + result.length };
-			const answered = answer(current, main.probe, "re-read", factPattern(main.probe.target).exec(result)?.[1]);
-			return advance(answered, messages, answerText(answered));
+			return answered(current, body, main.probe, "re-read", factIn(result, main.probe.target));
 		}
 	}
 }

@@ -9,7 +9,7 @@
 import type { PiFoldOptions } from "../../src/index.ts";
 import type { Workload } from "./workload.ts";
 
-/** JSON `Workload`: seed, stage count and payload bounds. */
+/** JSON `Workload`: seed, stage count, payload bounds, optional size bands and turns. */
 export const WORKLOAD_ENV = "PI_FOLD_BENCH_WORKLOAD";
 /** JSON `ArmSetup`: which engines the extension registers. */
 export const ARM_ENV = "PI_FOLD_BENCH_ARM";
@@ -38,7 +38,7 @@ export function parseWorkload(env: NodeJS.ProcessEnv): Workload {
 	const fields = ["seed", "stages", "minBytes", "maxBytes"] as const;
 	if (!isRecord(value) || !fields.every((field) => Number.isInteger(value[field])))
 		throw new Error(`bench extension: ${WORKLOAD_ENV} must be {seed, stages, minBytes, maxBytes} integers`);
-	const workload = {
+	const workload: Workload = {
 		seed: Number(value.seed),
 		stages: Number(value.stages),
 		minBytes: Number(value.minBytes),
@@ -46,6 +46,27 @@ export function parseWorkload(env: NodeJS.ProcessEnv): Workload {
 	};
 	if (workload.stages < 1 || workload.minBytes < 1 || workload.maxBytes < workload.minBytes)
 		throw new Error(`bench extension: ${WORKLOAD_ENV} has empty bounds`);
+	if (value.turns !== undefined) {
+		if (!Number.isInteger(value.turns) || Number(value.turns) < 1)
+			throw new Error(`bench extension: ${WORKLOAD_ENV} turns must be a positive integer`);
+		workload.turns = Number(value.turns);
+	}
+	if (value.bands !== undefined) {
+		const bands = value.bands;
+		const valid =
+			Array.isArray(bands) &&
+			bands.every(
+				(band) =>
+					isRecord(band) &&
+					typeof band.share === "number" &&
+					Number.isInteger(band.minBytes) &&
+					Number.isInteger(band.maxBytes) &&
+					Number(band.minBytes) >= 1 &&
+					Number(band.maxBytes) >= Number(band.minBytes),
+			);
+		if (!valid) throw new Error(`bench extension: ${WORKLOAD_ENV} bands must be [{share, minBytes, maxBytes}]`);
+		workload.bands = bands as Workload["bands"];
+	}
 	return workload;
 }
 

@@ -6,7 +6,8 @@
 
 import { replyCompletionTokens } from "../../test/harness/loopback-provider.ts";
 import { CHARS_PER_TOKEN } from "../../test/harness/provider-rules.ts";
-import { stageCallId } from "./agent.ts";
+import { median } from "../harness.ts";
+import { type ProbeAnswer, stageCallId } from "./agent.ts";
 import { type FloorResult, floorSchedule } from "./floor.ts";
 import { buildLedger, type Ledger, ledgerProblems } from "./ledger.ts";
 import { type Preset, presetCard } from "./presets.ts";
@@ -43,12 +44,28 @@ export interface RunMetrics {
 	rereadBytes: number;
 	probes: number;
 	probesVisible: number;
-	probesPeek: number;
+	/** Answered by a search result alone. */
+	probesSearch: number;
+	/** Answered by a search and the peek(s) it spelled out. */
+	probesSearchPeek: number;
+	/** Answered by peeks and listings without search. */
+	probesNavigate: number;
 	probesReread: number;
 	probesMissed: number;
 	/** Probes asked by stages the run reached that got no answer at all. */
 	probesUnanswered: number;
-	peekCalls: number;
+	/** Context-tool calls made for probes (search, peek, listing). */
+	contextCalls: number;
+	/** Over probes that needed a lookup (not visible): the most context calls one took, and the median. */
+	maxContextCallsPerProbe: number;
+	medianContextCallsPerProbe: number;
+	/** Probes answered by search (alone or with its peek). */
+	searchAnswered: number;
+	/** …of which the lookup added fewer characters than a re-read of the stage would have. */
+	searchCheaper: number;
+	/** Characters the search lookups added, and what re-reading those stages would have added. */
+	searchChars: number;
+	searchRereadChars: number;
 	foldCalls: number;
 	foldRefusals: number;
 	stagesCompleted: number;
@@ -98,6 +115,22 @@ export function runFloor(ledger: Ledger, workload: Workload, preset: Preset): Fl
 	});
 }
 
+/** Context calls per lookup and what search lookups cost against the re-reads they replace. */
+export function lookupFigures(answers: readonly ProbeAnswer[]) {
+	const lookups = answers.filter((answer) => answer.route !== "visible");
+	const calls = lookups.map((answer) => answer.contextCalls);
+	const searched = answers.filter((answer) => answer.route === "search" || answer.route === "search+peek");
+	return {
+		contextCalls: calls.reduce((sum, count) => sum + count, 0),
+		maxContextCallsPerProbe: calls.length > 0 ? Math.max(...calls) : 0,
+		medianContextCallsPerProbe: calls.length > 0 ? median(calls) : 0,
+		searchAnswered: searched.length,
+		searchCheaper: searched.filter((answer) => answer.contextChars < answer.rereadChars).length,
+		searchChars: searched.reduce((sum, answer) => sum + answer.contextChars, 0),
+		searchRereadChars: searched.reduce((sum, answer) => sum + answer.rereadChars, 0),
+	};
+}
+
 export function runMetrics(raw: RawRun, preset: Preset): RunMetrics {
 	const ledger = buildLedger(raw.requests, presetCard(preset));
 	const { usage } = ledger.price;
@@ -129,11 +162,13 @@ export function runMetrics(raw: RawRun, preset: Preset): RunMetrics {
 		rereadBytes: agent.rereadBytes,
 		probes: reached.length,
 		probesVisible: routes("visible"),
-		probesPeek: routes("peek"),
+		probesSearch: routes("search"),
+		probesSearchPeek: routes("search+peek"),
+		probesNavigate: routes("navigate"),
 		probesReread: routes("re-read"),
 		probesMissed: routes("missed"),
 		probesUnanswered: reached.length - agent.answers.length,
-		peekCalls: agent.answers.reduce((sum, answer) => sum + answer.peeks, 0),
+		...lookupFigures(agent.answers),
 		foldCalls: agent.foldCalls,
 		foldRefusals: agent.foldRefusals.length,
 		stagesCompleted: agent.stagesCompleted,

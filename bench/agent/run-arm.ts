@@ -38,8 +38,8 @@ import {
 	SIDE_REPLY_TEXT,
 } from "./agent.ts";
 import { benchEnv } from "./config.ts";
-import { type ArmSpec, type Preset, presetCard, userMessage } from "./presets.ts";
-import type { Workload } from "./workload.ts";
+import { type ArmSpec, type Preset, presetCard, presetWorkload } from "./presets.ts";
+import { userMessages, type Workload } from "./workload.ts";
 
 /** The bench extension Pi loads with `-e`. */
 export const BENCH_EXTENSION = join(REPO_ROOT, "bench/agent/extension.ts");
@@ -88,7 +88,7 @@ function readStatus(file: string): { ok: boolean; message?: string } | undefined
 
 /** Run one arm on one seed. */
 export async function runArm(preset: Preset, arm: ArmSpec, seed: number): Promise<RawRun> {
-	const workload: Workload = { seed, stages: preset.stages, minBytes: preset.minBytes, maxBytes: preset.maxBytes };
+	const workload: Workload = presetWorkload(preset, seed);
 	const card = presetCard(preset);
 	let agent = initialAgentState(workload, arm.marking);
 	let statusFile = "";
@@ -105,7 +105,7 @@ export async function runArm(preset: Preset, arm: ArmSpec, seed: number): Promis
 				return say("Stopping: the arm did not register.");
 			}
 		}
-		const step = agentStep(agent, request.body.messages);
+		const step = agentStep(agent, request.body);
 		agent = step.state;
 		return step.reply;
 	};
@@ -124,7 +124,8 @@ export async function runArm(preset: Preset, arm: ArmSpec, seed: number): Promis
 	const withEnv = { ...sandbox, env };
 	try {
 		const started = process.hrtime.bigint();
-		const result = await runPi(withEnv, ["--no-extensions", "-p", "--", userMessage(preset.stages)], preset.timeoutMs);
+		const args = ["--no-extensions", "-p", "--", ...userMessages(workload)];
+		const result = await runPi(withEnv, args, preset.timeoutMs);
 		const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
 		const files = findSessionFiles(sandbox);
 		const entries = files.length > 0 ? readSessionFile(files[files.length - 1] ?? "").slice(1) : [];

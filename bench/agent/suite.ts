@@ -8,20 +8,30 @@
  */
 
 import type { MachineFacts, ReportBenchmark } from "../harness.ts";
+import { renderLookupSection } from "./lookup-targets.ts";
 import { FLOOR_BRIEF_CHARS, type RunMetrics, runMetrics } from "./metrics.ts";
-import { ARMS, type ArmSpec, DEFAULT_PRESET, PRESETS, type Preset, presetCard } from "./presets.ts";
+import {
+	type ArmSpec,
+	DEFAULT_PRESET,
+	PRESETS,
+	type Preset,
+	presetArms,
+	presetCard,
+	presetWorkload,
+} from "./presets.ts";
 import { type ArmRuns, renderProblems, renderTables, renderTargets } from "./report.ts";
 import { runArm } from "./run-arm.ts";
-import { probeSchedule } from "./workload.ts";
+import { PROBE_MAX_AGE, probeSchedule } from "./workload.ts";
 
 /** Run the preset's arms (all by default), seed-major. `onRun` sees each run as it finishes. */
 export async function runAgentBench(
 	preset: Preset,
-	arms: readonly ArmSpec[] = ARMS,
+	arms: readonly ArmSpec[] = presetArms(preset),
 	onRun: (run: RunMetrics) => void = () => {},
+	seeds: readonly number[] = [...preset.seeds, ...preset.heldOutSeeds],
 ): Promise<ArmRuns[]> {
 	const byArm: ArmRuns[] = arms.map((arm) => ({ arm, runs: [] }));
-	for (const seed of preset.seeds) {
+	for (const seed of seeds) {
 		for (const entry of byArm) {
 			const metrics = runMetrics(await runArm(preset, entry.arm, seed), preset);
 			entry.runs.push(metrics);
@@ -31,23 +41,42 @@ export async function runAgentBench(
 	return byArm;
 }
 
+function workloadNote(preset: Preset): string {
+	const kb = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`;
+	const probes = probeSchedule(presetWorkload(preset, preset.seeds[0] ?? 1)).length;
+	const bands = (preset.bands ?? []).map(
+		(band) => `${Math.round(100 * band.share)}% ${kb(band.minBytes)}–${kb(band.maxBytes)}`,
+	);
+	const rest = 100 - Math.round(100 * (preset.bands ?? []).reduce((sum, band) => sum + band.share, 0));
+	const sizes = [`${bands.length > 0 ? `${rest}% ` : ""}${kb(preset.minBytes)}–${kb(preset.maxBytes)}`, ...bands].join(
+		", ",
+	);
+	const turns = preset.turns && preset.turns > 1 ? `, split over ${preset.turns} user turns` : ", one user turn";
+	const held = preset.heldOutSeeds.length > 0 ? `; held-out seeds ${preset.heldOutSeeds.join(", ")}` : "";
+	return `- Workload: ${preset.stages} stages (${sizes}) of deterministic text per (seed, stage)${turns}, one planted \`FACT S<k>\` line each; ${probes} stages ask for the fact of a stage 3 to ${PROBE_MAX_AGE} back. Seeds ${preset.seeds.join(", ")}${held}.`;
+}
+
 function methodNotes(preset: Preset): string[] {
 	const card = presetCard(preset);
 	const tier = card.tiers[0];
-	const probes = probeSchedule({ seed: preset.seeds[0] ?? 1, stages: preset.stages, minBytes: 1, maxBytes: 1 }).length;
 	return [
-		`- Host: real Pi 1.6.0 CLI, print mode, one user message, \`--no-extensions -e bench/agent/extension.ts\`, isolated agent dir, offline (\`PI_OFFLINE=1\`), \`PI_FOLD_STRICT_APPEND_ONLY=1\`; the model is the loopback OpenAI-compatible provider on 127.0.0.1 driven by the scripted agent (bench/agent/agent.ts).`,
-		`- Workload: ${preset.stages} stages of ${preset.minBytes.toLocaleString("en-US")}–${preset.maxBytes.toLocaleString("en-US")} bytes of deterministic text per (seed, stage), one planted \`FACT S<k>\` line each; ${probes} stages ask for the fact of a stage at least 3 back. Seeds ${preset.seeds.join(", ")}.`,
+		`- Host: real Pi 1.6.0 CLI, print mode, one user message per turn, \`--no-extensions -e bench/agent/extension.ts\`, isolated agent dir, offline (\`PI_OFFLINE=1\`), \`PI_FOLD_STRICT_APPEND_ONLY=1\`; the model is the loopback OpenAI-compatible provider on 127.0.0.1 driven by the scripted agent (bench/agent/agent.ts).`,
+		workloadNote(preset),
 		`- Model: contextWindow ${preset.contextWindow.toLocaleString("en-US")}, maxTokens ${preset.maxTokens.toLocaleString("en-US")}, models.json cost = the \`${card.name}\` card (${card.source}): $${card.base.input}/$${card.base.cacheRead}/$${card.base.output} per M input/cache read/output${tier ? `, $${tier.input}/$${tier.cacheRead}/$${tier.output} on a request whose prompt exceeds ${tier.contextAbove.toLocaleString("en-US")} tokens` : ""}.`,
 		`- Pi compaction: ${preset.compactionNote}.`,
 		"- Tokens: the loopback's estimate, ceil(canonical prompt characters / 4) per request (tool declarations and messages, one canonical JSON line each); output = ceil((reply text + tool names + JSON arguments) / 4).",
 		`- Cache: a request reads from cache the longest common prefix with ANY earlier answered request of the same run, floored to ${preset.cacheRules.granularityTokens}-token blocks and served only from ${preset.cacheRules.minCachedTokens} tokens up (OpenAI's documented rules); every arm has its own provider, so nothing is shared across arms.`,
 		"- Billing: each request at the tier its own prompt selects (uncached prompt at the input rate, cached at the cache-read rate, output at the output rate), summarization calls included; the surcharge is tiered minus flat. Rejected requests are counted, not billed.",
 		"- Rewrites: an agent request whose canonical prompt does not start with the previous agent request's prompt (summarization and tool-less side calls are left out). Unattributed rewrites: the fold runtime's strict tripwire lines on Pi's stderr. Commits: runs of consecutive `context_edit` entries in the session file; compactions: `compaction` entries.",
-		"- Agent: answers a probe from the fact line if it is in the request (visible); else peeks the fold whose brief's `Steps:` line names `stage j` (paging by the offset the peek names); else re-reads the stage (`repo_stage {stage, reread: true}`). The marking agent asks `active_context fold` on stage k−2's tool call id in the same message as the call for stage k+1. Pi's summarization requests get a fixed 2,000-character summary with no facts.",
+		"- Agent (bench/agent/agent.ts, reader.ts): uses only what the request shows. It answers a probe from the fact line if the request holds it (visible); else, when the context tool's declared schema offers a `search` action with a `query`, it searches for the fact line's key (`FACT Sj:`) and answers from the hits, or calls the `peek` the first hit spells out; else it looks for a fold id (the shape learned from the peek calls briefs spell out) whose nearby text names stage j (or a range holding it), peeks it, or lists the folds inside it when the schema offers `children`, and follows the calls results spell out; else it re-reads the stage (`repo_stage {stage, reread: true}`). A lookup is every probe not answered visible; its context calls are the search, peek and listing calls it made. The marking agent asks the context tool to fold stage k−2's tool call id in the same message as the call for stage k+1. Pi's summarization requests get a fixed 2,000-character summary with no facts.",
 		`- Floor (bench/agent/floor.ts): the cheapest schedule, with perfect hindsight, of the same ${preset.stages}-stage request sequence (one request per stage plus the last; no probes, peeks, re-reads or summaries) under the same token estimate, cache rules, window and rate card. A schedule is a set of commit points; a commit before request i folds every stage result but the newest into a ${FLOOR_BRIEF_CHARS}-character brief and re-bills everything from the first stage it folds, every other request is a pure append; no request may exceed the window. Each arm's floor uses its own measured prefix (first request) and stage envelope. Found by dynamic programming over the last commit point.`,
 		"- Wall clock: the Pi process, start to exit, on this machine; the bench process serves the provider in the same event loop.",
 	];
+}
+
+/** The runs of the given seeds, arm by arm. */
+function runsOf(arms: readonly ArmRuns[], seeds: readonly number[]): ArmRuns[] {
+	return arms.map(({ arm, runs }) => ({ arm, runs: runs.filter((run) => seeds.includes(run.seed)) }));
 }
 
 /** The result file's body. */
@@ -57,11 +86,13 @@ export function renderAgentReport(
 	context: { command: string; date: string; machine: MachineFacts },
 ): string {
 	const { machine } = context;
+	const tuned = runsOf(arms, preset.seeds);
+	const held = runsOf(arms, preset.heldOutSeeds);
 	const problems = renderProblems(arms);
 	const lines = [
 		`# Benchmark: agent (${preset.name} preset)`,
 		"",
-		"Every arm on the same staged single-turn workload in real Pi, offline, side by side.",
+		"Every arm on the same staged workload in real Pi, offline, side by side.",
 		"",
 		`- Command: \`${context.command}\``,
 		`- Date: ${context.date}`,
@@ -73,13 +104,29 @@ export function renderAgentReport(
 		"",
 		...arms.map(({ arm }) => `- ${arm.name}: ${arm.label}`),
 		"",
-		"## Results",
+		`## Results (seeds ${preset.seeds.join(", ")})`,
 		"",
-		...renderTables(arms),
+		...renderTables(tuned),
+		"",
+		"## Finding facts again (issue 16 targets, every run of the arm; reported, never tuned for)",
+		"",
+		...renderLookupSection(tuned),
+		...(held.some(({ runs }) => runs.length > 0)
+			? [
+					"",
+					`## Held-out seeds (${preset.heldOutSeeds.join(", ")}): run after the figures above, nothing tuned to them`,
+					"",
+					...renderTables(held),
+					"",
+					"Issue 16 targets on the held-out seeds:",
+					"",
+					...renderLookupSection(held),
+				]
+			: []),
 		"",
 		"## Targets (issue 8; reported, never tuned for)",
 		"",
-		...renderTargets(arms, preset),
+		...renderTargets(tuned, preset),
 		...(problems.length > 0 ? ["", "## Run problems", "", ...problems] : []),
 		"",
 		"## Method",
@@ -91,13 +138,13 @@ export function renderAgentReport(
 
 export const agentBench: ReportBenchmark = {
 	name: "agent",
-	description: "every arm on the staged single-turn workload in real Pi (offline, loopback provider, scripted agent)",
+	description: "every arm on the staged workload in real Pi (offline, loopback provider, scripted agent)",
 	presets: Object.keys(PRESETS),
 	defaultPreset: DEFAULT_PRESET,
 	async report(presetName, context) {
 		const preset = PRESETS[presetName];
 		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(PRESETS).join(", ")}`);
-		const arms = await runAgentBench(preset, ARMS, (run) => {
+		const arms = await runAgentBench(preset, presetArms(preset), (run) => {
 			const status =
 				run.failure !== undefined
 					? `failed: ${run.failure}`

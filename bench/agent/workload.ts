@@ -2,15 +2,24 @@
  * The agent benchmark's staged workload, as pure functions of (seed, stage).
  *
  * Owns what `repo_stage` returns and what the scripted agent is asked: each
- * stage is 24–48 KB (scaled by the preset) of deterministic repository-like
- * text with one planted fact line (`FACT S<k>: <12 hex>`), and some stages end
- * with a probe asking for the fact of an earlier stage. The bench extension
+ * stage is deterministic repository-like text of a size drawn from the
+ * workload's bounds (24–48 KB in the full preset; size bands for mixed
+ * workloads) with one planted fact line (`FACT S<k>: <12 hex>`), some stages
+ * end with a probe asking for the fact of a stage 3 to 150 back, and the
+ * stages may be split over several user turns. The bench extension
  * (inside Pi) and the scripted agent (in the bench process) both call these
  * functions, so the agent knows the truth it checks answers against without
  * reading Pi's state. Nothing here reads the clock or a random source.
  */
 
 import { createHash } from "node:crypto";
+
+/** A share of the stages whose sizes come from their own bounds. */
+export interface SizeBand {
+	share: number;
+	minBytes: number;
+	maxBytes: number;
+}
 
 /** What one run's workload is: the same value drives the extension and the agent. */
 export interface Workload {
@@ -19,6 +28,10 @@ export interface Workload {
 	/** Stage payload size bounds in bytes (ASCII, so bytes = characters). */
 	minBytes: number;
 	maxBytes: number;
+	/** Optional size bands (shares summing to at most 1); stages outside them use minBytes–maxBytes. */
+	bands?: readonly SizeBand[];
+	/** User turns the stages are split into, as evenly as possible (default 1). */
+	turns?: number;
 }
 
 /** Name of the staged tool the bench extension registers. */
@@ -30,6 +43,8 @@ export const PROBE_FIRST_STAGE = 5;
 export const PROBE_EVERY = 3;
 /** A probe asks about a stage at least this many stages back, so a marking agent (k−2) has folded it. */
 export const PROBE_MIN_AGE = 3;
+/** …and at most this many back: far enough to cross turns and consolidations, as issue 16 asks. */
+export const PROBE_MAX_AGE = 150;
 /** Hex digits of a fact value: long enough that a truncated copy never matches. */
 export const FACT_HEX_DIGITS = 12;
 /** Where in a stage's lines the fact sits (fraction of the way down): inside the first peek slice. */
@@ -57,8 +72,9 @@ export function factPattern(stage: number): RegExp {
 /** The earlier stage whose fact stage `stage` asks for, or undefined when it asks nothing. */
 export function probeTarget(seed: number, stage: number): number | undefined {
 	if (stage < PROBE_FIRST_STAGE || (stage - PROBE_FIRST_STAGE) % PROBE_EVERY !== 0) return undefined;
-	const span = stage - PROBE_MIN_AGE;
-	return 1 + (digest("probe", seed, stage).readUInt32BE(0) % span);
+	const first = Math.max(1, stage - PROBE_MAX_AGE);
+	const span = stage - PROBE_MIN_AGE - first + 1;
+	return first + (digest("probe", seed, stage).readUInt32BE(0) % span);
 }
 
 /** Stages that carry a probe, with their targets, in order. */
@@ -80,11 +96,49 @@ export function probeLine(target: number): string {
 export const PROBE_PATTERN =
 	/^PROBE: before the next stage, report the value recorded on the FACT line of stage (\d+)\b/m;
 
-/** Payload size of a stage in bytes, inside the workload's bounds. */
+/** Payload size of a stage in bytes: a band drawn by its share, then a size inside the band's bounds. */
 export function stageBytes(workload: Workload, stage: number): number {
-	const span = workload.maxBytes - workload.minBytes + 1;
-	return workload.minBytes + (digest("size", workload.seed, stage).readUInt32BE(0) % span);
+	let bounds: { minBytes: number; maxBytes: number } = workload;
+	const draw = digest("band", workload.seed, stage).readUInt32BE(0) / 2 ** 32;
+	let below = 0;
+	for (const band of workload.bands ?? []) {
+		below += band.share;
+		if (draw < below) {
+			bounds = band;
+			break;
+		}
+	}
+	const span = bounds.maxBytes - bounds.minBytes + 1;
+	return bounds.minBytes + (digest("size", workload.seed, stage).readUInt32BE(0) % span);
 }
+
+/** The stages of each user turn, `[first, last]`, as evenly as possible. */
+export function turnRanges(workload: Workload): [number, number][] {
+	const turns = Math.max(1, Math.min(workload.turns ?? 1, workload.stages));
+	const ranges: [number, number][] = [];
+	for (let turn = 0; turn < turns; turn++) {
+		const first = Math.floor((turn * workload.stages) / turns) + 1;
+		const last = Math.floor(((turn + 1) * workload.stages) / turns);
+		ranges.push([first, last]);
+	}
+	return ranges;
+}
+
+/** The user message of each turn: which stages to call, in order, answering every probe. */
+export function userMessages(workload: Workload): string[] {
+	const ranges = turnRanges(workload);
+	if (ranges.length === 1)
+		return [
+			`Work through the staged repository assignment: call repo_stage for stages 1 to ${workload.stages} in order, and answer every probe a stage asks before moving on.`,
+		];
+	return ranges.map(
+		([first, last], turn) =>
+			`Turn ${turn + 1} of ${ranges.length} of the staged repository assignment: call repo_stage for stages ${first} to ${last} in order, and answer every probe a stage asks before moving on.`,
+	);
+}
+
+/** Pattern of a user message's stage range; groups 1 and 2 are the first and last stage. */
+export const TURN_RANGE_PATTERN = /call repo_stage for stages (\d+) to (\d+)/;
 
 const WORDS = [
 	"alloc",

@@ -194,7 +194,7 @@ function leafEntries(ws: FoldWorkspace, id: string): SessionEntry[] | FoldRefusa
  * them (read-only, full). A corrupt blob is an integrity error and is never
  * papered over.
  */
-async function readSource(
+export async function readSource(
 	ws: FoldWorkspace,
 	record: FoldRecord,
 	offset = 0,

@@ -1,6 +1,6 @@
 /**
  * The human's commands: `/context` (the report, `tree`, `window`,
- * `peek <id>`) and `/fold-context` (fold a named span, or the oldest
+ * `peek <id>`, `search <text>`) and `/fold-context` (fold a named span, or the oldest
  * eligible closed chapter), with argument completions. Output speaks to the
  * person and reaches them in every mode through `showOutput`; wording lives
  * in `context-report.ts` and `peek-report.ts`.
@@ -15,12 +15,16 @@ import { contextHints, formatAfterFold, formatContextReport } from "./context-re
 import { formatPeekReport, unknownPeekId } from "./peek-report.ts";
 import { unfoldedChapters } from "./policy/ladder.ts";
 import type { FoldRuntime } from "./runtime.ts";
+import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS } from "./search.ts";
+import { searchWorkspace } from "./search-action.ts";
+import { searchReport, searchTimeoutText } from "./search-report.ts";
 
 /** `/context` subcommands with what each shows (also the completion descriptions). */
 export const CONTEXT_SUBCOMMANDS = {
 	tree: "every fold, nested folds included",
 	window: "the window's entries and folds with the ids /fold-context takes",
 	peek: "a fold's brief and its exact source: peek <fold id>",
+	search: "find text in folded, compacted and evidence sources: search <text> (or /regex/)",
 	help: "what each subcommand does",
 } as const;
 type Subcommand = keyof typeof CONTEXT_SUBCOMMANDS;
@@ -60,14 +64,18 @@ export function contextCompletions(
 	if (/\s/.test(prefix)) return null;
 	const items = Object.entries(CONTEXT_SUBCOMMANDS)
 		.filter(([name]) => name.startsWith(prefix))
-		.map(([name, description]) => ({ value: name === "peek" ? "peek " : name, label: name, description }));
+		.map(([name, description]) => ({
+			value: name === "peek" || name === "search" ? `${name} ` : name,
+			label: name,
+			description,
+		}));
 	return items.length > 0 ? items : null;
 }
 
 export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 	const { commandNames } = runtime.options;
 	pi.registerCommand(commandNames.status, {
-		description: "Show the model's window and folds (/context tree | window | peek <fold id> | help)",
+		description: "Show the model's window and folds (/context tree | window | peek <fold id> | search <text> | help)",
 		getArgumentCompletions: (prefix) => contextCompletions(prefix, lastView(runtime)?.folds ?? []),
 		handler: async (args, ctx) => {
 			const { sub, rest } = parseContextArgs(args);
@@ -82,6 +90,7 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 			}
 			if (sub === "help") return showOutput(ctx, contextHelp(commandNames.status));
 			if (sub === "peek") return showOutput(ctx, ...(await peekReport(runtime, ctx, rest)));
+			if (sub === "search") return showOutput(ctx, ...(await searchCommand(runtime, ctx, args)));
 			showOutput(ctx, report(runtime, ctx, sub === "tree", sub === "window"));
 		},
 	});
@@ -148,6 +157,29 @@ async function peekReport(
 		}),
 		"info",
 	];
+}
+
+/** `/context search <text>`: the text as typed after the subcommand; `/…/` searches a regular expression. */
+async function searchCommand(
+	runtime: FoldRuntime,
+	ctx: ExtensionContext,
+	args: string,
+): Promise<[string, "info" | "warning"]> {
+	const command = runtime.options.commandNames.status;
+	const typed = args.trim().replace(/^search\s*/, "");
+	if (typed === "")
+		return [`Name the text to find: /${command} search <text>, or /${command} search /regex/.`, "warning"];
+	const regex = typed.length > 2 && typed.startsWith("/") && typed.endsWith("/");
+	const query = regex ? typed.slice(1, -1) : typed;
+	const searched = await searchWorkspace(runtime.workspace(ctx, "command"), runtime.evidence, {
+		query,
+		regex,
+		limit: SEARCH_MAX_HITS,
+	});
+	if (!("result" in searched)) return [`Nothing searched: ${searched.text}`, "warning"];
+	const asked = { query, regex, toolName: runtime.options.toolName, command };
+	if (searched.result.timedOut) return [searchTimeoutText(asked, SEARCH_REGEX_BUDGET_MS), "warning"];
+	return [searchReport(searched.result, asked), "info"];
 }
 
 /** Fold the oldest closed chapter that is not already folded and ends before the fresh tail. */

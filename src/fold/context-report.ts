@@ -10,7 +10,12 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { keptFromIndex } from "../compaction/records/recall.ts";
+import { readableBytes } from "../text/bytes.ts";
+import { briefWhat } from "./brief.ts";
 import type { FoldDetail, StatusDetails } from "./status.ts";
+
+export { readableBytes };
 
 /** Folds the default report lists; older ones are counted (`/context tree` lists all). */
 export const REPORT_FOLDS_LISTED = 20;
@@ -44,15 +49,6 @@ export interface ContextReportInput {
 }
 
 const integer = new Intl.NumberFormat("en-US");
-const KIB = 1024;
-const MIB = KIB * 1024;
-
-/** Bytes as a person reads them: 512 B, 45.1 KB, 2.3 MB. */
-export function readableBytes(bytes: number): string {
-	if (bytes < KIB) return `${bytes} B`;
-	if (bytes < MIB) return `${(bytes / KIB).toFixed(1)} KB`;
-	return `${(bytes / MIB).toFixed(1)} MB`;
-}
 
 /** Tokens in a footer: 950, 12.3k, 1.2M. */
 export function shortTokens(tokens: number): string {
@@ -69,14 +65,7 @@ const percent = (share: number) => `${(100 * share).toFixed(1)}%`;
 
 /** Folds whose whole span lies before the latest compaction's first kept entry. */
 export function compactedFolds(branch: readonly SessionEntry[], folds: readonly FoldDetail[]): Set<string> {
-	let keptFrom = -1;
-	for (let index = branch.length - 1; index >= 0; index--) {
-		const entry = branch[index];
-		if (entry?.type !== "compaction") continue;
-		const kept = entry.firstKeptEntryId ? branch.findIndex((e) => e.id === entry.firstKeptEntryId) : -1;
-		keptFrom = kept === -1 ? index : kept;
-		break;
-	}
+	const keptFrom = keptFromIndex(branch);
 	return new Set(folds.filter((fold) => fold.range[1] <= keptFrom).map((fold) => fold.id));
 }
 
@@ -90,9 +79,10 @@ export function heldOut(status: StatusDetails, compacted: ReadonlySet<string>) {
 	};
 }
 
-function firstLine(text: string, max: number): string {
-	const line = text.trim().split("\n", 1)[0] ?? "";
-	return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+/** The brief's first line as the fold's second line: what tells it from the next (its call, or its ranges). */
+function briefFirstLine(brief: string, id: string, max: number): string {
+	const what = briefWhat(brief, id);
+	return what.length > max ? `${what.slice(0, max - 1)}…` : what;
 }
 
 /** The window line and, above the budget, the warning. */
@@ -125,8 +115,9 @@ function foldLine(fold: FoldDetail, input: ContextReportInput): string[] {
 	const indent = input.tree ? "  ".repeat(fold.depth + 1) : "  ";
 	const head = `${indent}${fold.id}  ${fold.kind}, ${state}, ${fold.firstEntryId}…${fold.lastEntryId} (${fold.entryCount} entries, ${readableBytes(fold.sourceBytes)} → ${readableBytes(fold.briefBytes)} brief)`;
 	const brief = input.briefs.get(fold.id);
-	if (!brief || fold.state === "hidden") return [head];
-	return [head, `${indent}  “${firstLine(brief, REPORT_BRIEF_CHARS)}”`];
+	// The default list shows visible folds only; the tree shows every fold's line, nested ones too.
+	if (!brief || (fold.state === "hidden" && !input.tree)) return [head];
+	return [head, `${indent}  “${briefFirstLine(brief, fold.id, REPORT_BRIEF_CHARS)}”`];
 }
 
 /** The full `/context` report. */
@@ -177,7 +168,7 @@ export function formatContextReport(input: ContextReportInput): string {
 /** The subcommands, as one hint line. */
 export function contextHints(commands: { status: string; fold: string }): string {
 	const c = `/${commands.status}`;
-	return `More: ${c} peek <fold id> (brief and source) · ${c} tree · ${c} window (entry ids) · /${commands.fold} [first id] [last id]`;
+	return `More: ${c} peek <fold id> (brief and source) · ${c} search <text> · ${c} tree · ${c} window (entry ids) · /${commands.fold} [first id] [last id]`;
 }
 
 /** The line shown right after a fold: the window the next request will hold. */

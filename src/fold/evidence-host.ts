@@ -17,6 +17,7 @@ import {
 } from "./evidence.ts";
 import { EvidenceStore, evidenceDir } from "./evidence-store.ts";
 import type { ResolvedOptions } from "./options.ts";
+import type { SourceBytes } from "./search.ts";
 import { FoldStoreError } from "./store.ts";
 import { PEEK_MAX_BYTES } from "./tool-schema.ts";
 
@@ -77,6 +78,22 @@ export class EvidenceHost {
 			const message = error instanceof Error ? error.message : String(error);
 			return { ok: false, code: "unknown-id", text: `Evidence ${hash} could not be read: ${message}` };
 		}
+	}
+
+	/** This session's artifacts, each with a verified whole read, for search. */
+	async artifacts(): Promise<{ hash: string; read(): Promise<SourceBytes> }[]> {
+		const hashes = await this.evidence.list().catch(() => [] as string[]);
+		return hashes.map((hash) => ({
+			hash,
+			read: async (): Promise<SourceBytes> => {
+				try {
+					return { ok: true, bytes: await this.evidence.readWhole(hash) };
+				} catch (error) {
+					const code = error instanceof FoldStoreError ? error.code : "io";
+					return { ok: false, code, message: error instanceof Error ? error.message : String(error) };
+				}
+			},
+		}));
 	}
 
 	/** Evidence facts for status. */

@@ -68,8 +68,8 @@ export class EvidenceStore {
 		try {
 			if (this.used === undefined) {
 				const found = await storedBlobs(join(this.root, FOLD_STORE_HASH_DIR));
-				this.used = found.bytes;
-				this.artifacts = found.count;
+				this.used = found.reduce((sum, blob) => sum + blob.bytes, 0);
+				this.artifacts = found.length;
 			}
 			if (this.used + artifact.length > this.limits.capBytes) {
 				this.refusedOverCap++;
@@ -94,6 +94,18 @@ export class EvidenceStore {
 		return this.store.read(hash, { offset, bytes });
 	}
 
+	/** Verified read of a whole artifact (throws the store's named errors). */
+	async readWhole(hash: string): Promise<Uint8Array> {
+		if (!this.store) throw new Error("this session has no file, so it has no evidence");
+		return (await this.store.read(hash)).bytes;
+	}
+
+	/** Every artifact of this session (hashes in directory order; not verified until read). */
+	async list(): Promise<string[]> {
+		if (this.root === undefined) return [];
+		return (await storedBlobs(join(this.root, FOLD_STORE_HASH_DIR))).map((blob) => blob.hash);
+	}
+
 	facts(enabled: boolean): EvidenceFacts {
 		return {
 			enabled,
@@ -108,18 +120,16 @@ export class EvidenceStore {
 	}
 }
 
-/** Count and bytes of the blobs under a `sha256/` tree (temp and quarantined files excluded); 0 when absent. */
-async function storedBlobs(hashDir: string): Promise<{ count: number; bytes: number }> {
-	let total = 0;
-	let count = 0;
-	const shards = await readdir(hashDir).catch(() => [] as string[]);
+/** The blobs under a `sha256/` tree with their sizes (temp and quarantined files excluded); none when absent. */
+async function storedBlobs(hashDir: string): Promise<{ hash: string; bytes: number }[]> {
+	const blobs: { hash: string; bytes: number }[] = [];
+	const shards = (await readdir(hashDir).catch(() => [] as string[])).sort();
 	for (const shard of shards) {
-		const names = await readdir(join(hashDir, shard)).catch(() => [] as string[]);
+		const names = (await readdir(join(hashDir, shard)).catch(() => [] as string[])).sort();
 		for (const name of names) {
 			if (!/^[0-9a-f]{64}$/.test(name)) continue;
-			total += (await stat(join(hashDir, shard, name))).size;
-			count++;
+			blobs.push({ hash: name, bytes: (await stat(join(hashDir, shard, name))).size });
 		}
 	}
-	return { count, bytes: total };
+	return blobs;
 }

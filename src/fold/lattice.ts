@@ -28,7 +28,7 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalSpanBytes, sha256Hex } from "../session/canonical.ts";
 import { utf8ByteLength } from "../text/utf8.ts";
-import { DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "./brief.ts";
+import { type ChildSpan, DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "./brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice, type LatticeIndex } from "./lattice-index.ts";
 import {
 	type CorrectionReason,
@@ -98,6 +98,8 @@ export interface FoldPlan {
 	lastEntryId: string;
 	parts: FoldPart[];
 	childFoldIds: string[];
+	/** The child folds with their leaf entries (slices of `leafEntries`), for the brief's index. */
+	children: ChildSpan[];
 	leafEntries: SessionEntry[];
 	/** Exact source: canonical span bytes of the leaf entries. Write it to the fold store. */
 	source: Uint8Array;
@@ -314,7 +316,11 @@ export function rebriefFold(
 	const fold = index.placed.get(foldId);
 	if (!fold) return notOnBranch(foldId, index);
 	const entries = view.entries.slice(fold.start, fold.end);
-	const made = makeBrief(record.id, record.kind, entries, childFoldIds(record), record.provenance.origin, options);
+	const children = childFoldIds(record).flatMap((id) => {
+		const child = index.placed.get(id);
+		return child ? [{ id, entries: view.entries.slice(child.start, child.end) }] : [];
+	});
+	const made = makeBrief(record.id, record.kind, entries, children, record.provenance.origin, options);
 	if (!made.ok) return made;
 	const updated: FoldRecord = {
 		...record,
@@ -333,7 +339,7 @@ function recordPlan(lattice: FoldLattice, plan: FoldPlan, options: FoldOptions):
 		);
 	}
 	const brief = options.brief ?? options.briefSource?.(plan);
-	const made = makeBrief(plan.id, plan.kind, plan.leafEntries, plan.childFoldIds, options.origin, {
+	const made = makeBrief(plan.id, plan.kind, plan.leafEntries, plan.children, options.origin, {
 		...options,
 		...(brief ? { brief } : {}),
 	});
@@ -360,14 +366,14 @@ function makeBrief(
 	id: string,
 	kind: FoldKind,
 	entries: readonly SessionEntry[],
-	children: readonly string[],
+	children: readonly ChildSpan[],
 	origin: FoldOrigin,
 	options: { brief?: SuppliedBrief; toolName?: string; cwd?: string },
 ): { ok: true; brief: string; provenance: FoldProvenance } | FoldRefusal {
 	const toolName = options.toolName ?? DEFAULT_CONTEXT_TOOL_NAME;
 	const supplied = options.brief;
 	if (!supplied) {
-		const brief = deterministicBrief({ id, kind, entries, childFoldIds: children, toolName, cwd: options.cwd });
+		const brief = deterministicBrief({ id, kind, entries, children, toolName, cwd: options.cwd });
 		return { ok: true, brief, provenance: { origin, briefGenerator: "deterministic" } };
 	}
 	if (!supplied.text.trim()) {
@@ -378,7 +384,8 @@ function makeBrief(
 	}
 	const provenance: FoldProvenance = { origin, briefGenerator: supplied.generator };
 	if (supplied.model) provenance.model = supplied.model;
-	return { ok: true, brief: finishBrief(supplied.text, id, toolName), provenance };
+	const brief = finishBrief(supplied.text, id, toolName, { hasChildren: children.length > 0 });
+	return { ok: true, brief, provenance };
 }
 
 function makePlan(
@@ -391,12 +398,12 @@ function makePlan(
 ): FoldPlan {
 	const view = index.view;
 	const parts: FoldPart[] = [];
-	const children: string[] = [];
+	const children: ChildSpan[] = [];
 	for (let i = start; i < end; ) {
 		const root = index.rootAt.get(i);
 		if (root && root.end <= end) {
 			parts.push({ type: "fold", foldId: root.id });
-			children.push(root.id);
+			children.push({ id: root.id, entries: view.entries.slice(root.start, root.end) });
 			i = root.end;
 		} else {
 			parts.push({ type: "entry", entryId: entryIdAt(view, i) });
@@ -415,7 +422,8 @@ function makePlan(
 		firstEntryId: entryIdAt(view, start),
 		lastEntryId: entryIdAt(view, end - 1),
 		parts,
-		childFoldIds: children,
+		childFoldIds: children.map((child) => child.id),
+		children,
 		leafEntries,
 		source,
 		sourceHash,

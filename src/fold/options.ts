@@ -21,6 +21,7 @@ export const DEFAULT_BLOCKING_TOOLS: readonly string[] = ["Agent"];
 export const TOOL_ACTIONS = [
 	"status",
 	"peek",
+	"search",
 	"fold",
 	"expand",
 	"refold",

@@ -29,6 +29,8 @@ export interface CallArgs {
 	detail?: unknown;
 	offset?: unknown;
 	brief?: unknown;
+	query?: unknown;
+	children?: unknown;
 }
 
 function span(ids: unknown): string {
@@ -47,7 +49,10 @@ export function callLine(args: CallArgs): string {
 		case "fold":
 			return `fold ${span(args.ids)}${typeof args.brief === "string" ? " with a brief" : ""}`.trim();
 		case "peek":
+			if (args.children === true) return `list the folds inside ${id}`;
 			return `peek ${id}${typeof args.offset === "number" && args.offset > 0 ? ` from byte ${args.offset}` : ""}`;
+		case "search":
+			return `search ${typeof args.query === "string" ? JSON.stringify(args.query) : ""}`.trim();
 		case "protect":
 		case "unprotect":
 			return `${action} ${span(args.ids)}`.trim();
@@ -88,11 +93,13 @@ function peekBody(text: string): string[] {
 export function resultView(details: ToolDetails | undefined, text: string): ResultView {
 	if (!details) return { line: firstSentence(text), level: "muted", body: text.split("\n") };
 	if (!details.ok) return { line: `${details.code ?? "refused"}: ${firstSentence(text)}`, level: "error", body: [] };
-	if (details.action === "peek") {
-		const range = /Bytes (\d+)–(\d+) of (\d+)/.exec(text);
-		const size = range
-			? ` ${readableBytes(Number(range[2]) - Number(range[1]))} of ${readableBytes(Number(range[3]))}`
-			: "";
+	if (details.action === "search") {
+		const count = /\): ((?:no|at least [\d,]+|[\d,]+) hits?)/.exec(text)?.[1] ?? firstSentence(text);
+		return { line: `search: ${count}, sources sha256 verified`, level: "success", body: text.split("\n") };
+	}
+	const range = /Bytes (\d+)–(\d+) of (\d+)/.exec(text);
+	if (details.action === "peek" && range) {
+		const size = ` ${readableBytes(Number(range[2]) - Number(range[1]))} of ${readableBytes(Number(range[3]))}`;
 		const what = details.foldId ? `fold ${details.foldId}` : "entry";
 		return { line: `read ${what}:${size}, sha256 verified`, level: "success", body: peekBody(text) };
 	}

@@ -11,10 +11,12 @@
  * its text is non-empty and at most `MODEL_SUMMARY_MAX_CHARS`; anything else
  * names the reason and the caller falls back to the deterministic brief.
  *
- * A model brief keeps the deterministic index lines (`Steps:`,
- * `Inner folds:`) above the model's text, so a reader (or the benchmark's
- * agent) finds a fold by the same lines whoever wrote its summary, and
- * `finishBrief` (src/fold/brief.ts) bounds it and appends the recall calls.
+ * A model brief keeps the deterministic index (`briefIndex`: the first
+ * line's counts and label ranges, `Steps:`, `Inner folds:` with a few words
+ * each, `Calls:` by range) above the model's text, so a reader finds a fold
+ * by the same lines whoever wrote its summary; the summary adds to the
+ * index, never replaces it. `finishBrief` (src/fold/brief.ts) bounds it
+ * (cutting the summary's end first) and appends the recall calls.
  */
 
 import type { AssistantMessage } from "@earendil-works/pi-ai";
@@ -24,7 +26,7 @@ import { type SpanFacts, spanFacts } from "../session/facts.ts";
 import { boundedList, truncateText } from "../text/bounded.ts";
 import { boundedOneLine, contentText } from "../text/lines.ts";
 import { truncateUtf8, utf8ByteLength } from "../text/utf8.ts";
-import { briefIndexLines, labelRanges } from "./brief.ts";
+import { briefIndex, type ChildSpan, KIND_LABELS, labelRanges } from "./brief.ts";
 import type { ContextSpanBrief } from "./options.ts";
 import type { BriefAttribution, FoldKind } from "./records.ts";
 
@@ -55,12 +57,6 @@ export const SUMMARIZER_SYSTEM_PROMPT = [
 export type SummaryFailure = "error" | "timeout" | "empty" | "oversize" | "tool-calls" | "invalid" | "no-model";
 
 export type SummaryVerdict = { ok: true; text: string } | { ok: false; reason: SummaryFailure; detail?: string };
-
-const KIND_LABELS: Record<FoldKind, string> = {
-	"tool-batch": "Tool batch",
-	chapter: "Chapter",
-	consolidation: "Consolidation",
-};
 
 /** One bounded line per context entry, in order. */
 function excerptLines(entries: readonly SessionEntry[]): string[] {
@@ -207,19 +203,33 @@ export interface BriefPlan {
 	id: string;
 	kind: FoldKind;
 	leafEntries: readonly SessionEntry[];
-	childFoldIds: readonly string[];
+	children: readonly ChildSpan[];
 }
 
 /**
- * A model brief's body: a header naming the fold and who wrote the summary,
- * the deterministic index lines, then the summary. `finishBrief` bounds it
- * (cutting the summary's end first) and appends the recall calls.
+ * A model brief's body: the deterministic index (first line with who wrote
+ * the summary appended, then the index lines), then the summary.
+ * `finishBrief` bounds it (cutting the summary's end first) and appends the
+ * recall calls.
  */
-export function modelBriefBody(plan: BriefPlan, text: string, by: BriefAttribution, cwd?: string): string {
+export function modelBriefBody(
+	plan: BriefPlan,
+	text: string,
+	by: BriefAttribution,
+	cwd?: string,
+	toolName?: string,
+): string {
 	const who = `${by.provider}/${by.model}${by.effort ? ` (${by.effort})` : ""}`;
-	const header = `${KIND_LABELS[plan.kind]} ${plan.id}: ${plan.leafEntries.length} entries, summary by ${who}.`;
-	const index = briefIndexLines(spanFacts(plan.leafEntries, cwd), plan.childFoldIds);
-	return [header, ...index, truncateText(text.replace(/\n{3,}/g, "\n\n"), MODEL_SUMMARY_MAX_CHARS)].join("\n");
+	const index = briefIndex({
+		id: plan.id,
+		kind: plan.kind,
+		entries: plan.leafEntries,
+		children: plan.children,
+		cwd,
+		toolName,
+	});
+	const summary = truncateText(text.replace(/\n{3,}/g, "\n\n"), MODEL_SUMMARY_MAX_CHARS);
+	return [index.header, ...index.lines, `Summary by ${who}: ${summary}`].join("\n");
 }
 
 // --- Usage records: one `<prefix>:summarizer` custom entry per request made. ---

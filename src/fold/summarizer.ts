@@ -298,7 +298,8 @@ export class FoldSummarizer {
 			if (plan.kind === "tool-batch") return undefined;
 			const entry = this.cache.get(summaryKey(plan.kind, plan.sourceHash));
 			if (entry?.state !== "ready") return undefined;
-			return { text: modelBriefBody(plan, entry.text, entry.by, cwd), generator: "model", model: entry.by };
+			const body = modelBriefBody(plan, entry.text, entry.by, cwd, this.options.toolName);
+			return { text: body, generator: "model", model: entry.by };
 		};
 	}
 

@@ -9,8 +9,10 @@
 
 import { StringEnum } from "@earendil-works/pi-ai";
 import { type Static, Type } from "typebox";
+import { QUERY_MAX_CHARS } from "../text/matcher.ts";
 import { BRIEF_MAX_CHARS } from "./brief.ts";
 import type { ToolAction } from "./options.ts";
+import { SEARCH_MAX_HITS } from "./search.ts";
 import { STATUS_TREE_MAX_LIMIT } from "./status.ts";
 
 /** Longest id accepted (tool call ids from some providers are long). */
@@ -43,17 +45,33 @@ export function toolParameters(actions: readonly ToolAction[]) {
 			offset: Type.Optional(
 				Type.Integer({
 					minimum: 0,
-					description: 'peek: first byte of the slice; status "tree": first row of the page',
+					description:
+						'peek: first byte of the slice (with children: first row); search: first hit of the page; status "tree": first row of the page',
 				}),
 			),
 			limit: Type.Optional(
 				Type.Integer({
 					minimum: 1,
 					maximum: STATUS_TREE_MAX_LIMIT,
-					description: `status "tree": rows per page (at most ${STATUS_TREE_MAX_LIMIT})`,
+					description: `status "tree" and peek children: rows per page (at most ${STATUS_TREE_MAX_LIMIT}); search: hits per page (at most ${SEARCH_MAX_HITS})`,
 				}),
 			),
 			bytes: Type.Optional(Type.Integer({ minimum: 1, description: `peek: slice length (at most ${PEEK_MAX_BYTES})` })),
+			children: Type.Optional(
+				Type.Boolean({
+					description: "peek: list the folds inside this fold with their first lines, paged by offset/limit",
+				}),
+			),
+			query: Type.Optional(
+				Type.String({
+					description: `search: text to find in folded, compacted and evidence sources (at most ${QUERY_MAX_CHARS} characters)`,
+				}),
+			),
+			regex: Type.Optional(
+				Type.Boolean({
+					description: "search: the query is a JavaScript regular expression (case-sensitive); default literal",
+				}),
+			),
 			detail: Type.Optional(
 				StringEnum(["tree", "window"] as const, {
 					description:
@@ -96,7 +114,19 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 		return invalid('Arguments must be a JSON object such as {"action":"status"}.');
 	}
 	const args = raw as Record<string, unknown>;
-	const known = new Set(["action", "id", "ids", "brief", "offset", "bytes", "limit", "detail"]);
+	const known = new Set([
+		"action",
+		"id",
+		"ids",
+		"brief",
+		"offset",
+		"bytes",
+		"limit",
+		"detail",
+		"children",
+		"query",
+		"regex",
+	]);
 	const unknown = Object.keys(args).filter((key) => !known.has(key));
 	if (unknown.length > 0)
 		return invalid(
@@ -146,7 +176,29 @@ export function validateToolArgs(raw: unknown, actions: readonly ToolAction[]): 
 	if (args.detail !== undefined && args.detail !== "tree" && args.detail !== "window") {
 		return invalid('detail must be "tree" or "window" when given.');
 	}
-	return args as ToolParams;
+	return checkSearchAndChildren(action, args) ?? (args as ToolParams);
+}
+
+/** `search` needs a query; `regex` belongs to search and `children` to peek; a search page holds at most SEARCH_MAX_HITS. */
+function checkSearchAndChildren(action: string, args: Record<string, unknown>): ArgumentError | undefined {
+	for (const field of ["children", "regex"] as const) {
+		if (args[field] !== undefined && typeof args[field] !== "boolean")
+			return invalid(`${field} must be true or false.`);
+	}
+	if (args.children !== undefined && action !== "peek")
+		return invalid('children belongs to peek: {"action":"peek","id":"f-…","children":true}.');
+	if ((args.regex !== undefined || args.query !== undefined) && action !== "search")
+		return invalid('query and regex belong to search: {"action":"search","query":"text"}.');
+	if (action !== "search") return undefined;
+	if (typeof args.query !== "string" || args.query.length === 0)
+		return invalid('search needs "query": the text to find, e.g. {"action":"search","query":"FACT S12"}.');
+	if (args.query.length > QUERY_MAX_CHARS)
+		return invalid(
+			`query is ${args.query.length} characters; at most ${QUERY_MAX_CHARS}. Search a shorter, distinctive part.`,
+		);
+	if (typeof args.limit === "number" && args.limit > SEARCH_MAX_HITS)
+		return invalid(`a search page shows at most ${SEARCH_MAX_HITS} hits; page with offset.`);
+	return undefined;
 }
 
 export function isArgumentError(value: unknown): value is ArgumentError {

@@ -21,8 +21,10 @@ import {
 } from "./actions.ts";
 import { parseEvidenceAddress } from "./evidence.ts";
 import type { ToolAction } from "./options.ts";
+import { listChildren } from "./peek-children.ts";
 import { renderContextCall, renderContextResult } from "./render-tool.ts";
 import type { FoldRuntime } from "./runtime.ts";
+import { searchAction } from "./search-action.ts";
 import { boundedDetails, statusText as boundedStatusText, type StatusDetails } from "./status.ts";
 import { isArgumentError, type ToolParams, toolParameters, validateToolArgs } from "./tool-schema.ts";
 
@@ -40,7 +42,12 @@ function description(toolName: string, actions: readonly ToolAction[]): string {
 		`Actions: ${actions.join(", ")}.`,
 		'status: window occupancy, folds, and whether requests only appended (detail "tree" lists every fold; detail "window" lists entry ids to fold by).',
 		'fold {"ids":[first,last]}: fold a finished span (entry ids, tool call ids or fold ids, inclusive; snapped outward to whole turns and tool batches). Optional "brief". Two or more adjacent fold ids consolidate them.',
-		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
+		'peek {"id"}: read a fold\'s exact source without changing the window ("offset"/"bytes" for a slice; "children":true lists the folds inside it with their first lines); an entry id (@<entry-id> in a compaction summary) reads that one entry. expand {"id"}: restore a fold in place (outside-in). refold {"id"}: collapse it again.',
+		...(actions.includes("search")
+			? [
+					'search {"query"}: find text in everything the window no longer shows (every fold\'s exact source at any depth, compacted entries, evidence); each hit names its fold or entry, the byte offset and the peek call that reads it. "regex":true for a regular expression; "offset" pages.',
+				]
+			: []),
 		'protect/unprotect {"ids"}: keep entries raw. rebrief {"id","brief"?}: replace a brief. reboundary {"id","ids"?}: dissolve a mis-cut fold and fold the span you meant.',
 		actions.includes("unmark")
 			? 'Folds are pending marks that cost nothing: the runtime commits every mark in one rewrite when that pays. unmark {"id"}: withdraw a pending mark.'
@@ -55,7 +62,7 @@ export function registerContextTool(pi: ExtensionAPI, runtime: FoldRuntime): voi
 		name: toolName,
 		label: toolLabel,
 		description: description(toolName, toolActions),
-		promptSnippet: `${toolName}: fold stale spans of your own transcript into briefs, peek or expand them back exactly`,
+		promptSnippet: `${toolName}: fold stale spans of your own transcript into briefs; search, peek or expand them back exactly`,
 		parameters: toolParameters(toolActions),
 		// Each call plans against the state the previous one left; parallel calls would plan on stale snapshots.
 		executionMode: "sequential",
@@ -128,7 +135,10 @@ async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: Extensio
 		case "peek":
 			// Evidence artifacts are not folds: they live in the session's evidence directory.
 			if (parseEvidenceAddress(id)) return runtime.evidence.peek(id, params.offset, params.bytes);
+			if (params.children) return listChildren(ws, id, params.offset, params.limit);
 			return peekFold(ws, id, params.offset, params.bytes);
+		case "search":
+			return searchAction(ws, runtime.evidence, { ...params, query: params.query ?? "" });
 		case "expand":
 			return expandFold(ws, id);
 		case "refold":

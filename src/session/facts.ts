@@ -351,7 +351,7 @@ export interface SpanFacts {
 }
 
 /** Shows paths (and commands) relative to a working directory. */
-function relativeTo(cwd: string | undefined): (text: string) => string {
+export function relativeTo(cwd: string | undefined): (text: string) => string {
 	if (!cwd || cwd === "/") return (text) => text;
 	const root = cwd.endsWith("/") ? cwd.slice(0, -1) : cwd;
 	return (text) => (text === root ? "." : text.split(`cd ${root} && `).join("").split(`${root}/`).join(""));

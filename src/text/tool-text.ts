@@ -166,15 +166,30 @@ export const ERROR_SCAN_MAX_LINES = 400;
  * that says "error" wins, else the first remaining line, else the first line.
  */
 export function errorFirstLine(text: string): { line?: string; exitCode?: number } {
-	const lines = text.split("\n", ERROR_SCAN_MAX_LINES).map((line) => oneLine(line));
+	const { lines, meaningful } = scanLines(text);
 	let exitCode: number | undefined;
 	for (let i = lines.length - 1; i >= 0 && exitCode === undefined; i--) {
 		const match = PI_EXIT_LINE.exec(lines[i] ?? "");
 		if (match) exitCode = Number(match[1]);
 	}
+	const line = meaningful.find((candidate) => ERROR_WORD.test(candidate)) ?? meaningful[0] ?? firstLine(text);
+	return { ...(line ? { line } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
+}
+
+/**
+ * A successful result's first meaningful line: the same skipping as
+ * `errorFirstLine` (blank, framing, decoration), without the preference
+ * for a line that says "error". Empty when the text has no line at all.
+ */
+export function resultFirstLine(text: string): string {
+	return scanLines(text).meaningful[0] ?? firstLine(text);
+}
+
+/** The first lines of a tool text, one-lined, and those that carry a message. */
+function scanLines(text: string): { lines: string[]; meaningful: string[] } {
+	const lines = text.split("\n", ERROR_SCAN_MAX_LINES).map((line) => oneLine(line));
 	const meaningful = lines.filter(
 		(line) => line && !PI_EXIT_LINE.test(line) && !FRAMING_LINE.test(line) && !DECORATION_LINE.test(line),
 	);
-	const line = meaningful.find((candidate) => ERROR_WORD.test(candidate)) ?? meaningful[0] ?? firstLine(text);
-	return { ...(line ? { line } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
+	return { lines, meaningful };
 }

@@ -8,7 +8,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { ARMS, PRESETS } from "../../bench/agent/presets.ts";
+import { ARMS, PRESETS, presetWorkload } from "../../bench/agent/presets.ts";
 import { runAgentBench } from "../../bench/agent/suite.ts";
 import { probeSchedule } from "../../bench/agent/workload.ts";
 
@@ -20,7 +20,7 @@ describe("agent benchmark, small preset", () => {
 		if (!preset) throw new Error("small preset missing");
 		const arms = ARMS.filter((arm) => SMOKE_ARMS.includes(arm.name));
 		const results = await runAgentBench(preset, arms);
-		const probes = probeSchedule({ seed: preset.seeds[0] ?? 1, stages: preset.stages, minBytes: 1, maxBytes: 1 });
+		const probes = probeSchedule(presetWorkload(preset, preset.seeds[0] ?? 1));
 		expect(probes.length).toBeGreaterThan(0);
 		for (const { arm, runs } of results) {
 			expect(runs).toHaveLength(preset.seeds.length);
@@ -31,7 +31,8 @@ describe("agent benchmark, small preset", () => {
 				expect(run.exitCode, where).toBe(0);
 				expect(run.stagesCompleted, where).toBe(preset.stages);
 				expect(run.probes, where).toBe(probes.length);
-				expect(run.probesVisible + run.probesPeek + run.probesReread, where).toBe(probes.length);
+				const lookups = run.probesSearch + run.probesSearchPeek + run.probesNavigate;
+				expect(run.probesVisible + lookups + run.probesReread, where).toBe(probes.length);
 				expect(run.probesMissed + run.probesUnanswered, where).toBe(0);
 				expect(run.rejected, where).toBe(0);
 				expect(run.unattributedRewrites, where).toBe(0);

@@ -53,7 +53,9 @@ describe("session data nested 100,000 levels deep", () => {
 		cleanups.push(() => provider.close());
 		const sandbox: PiSandbox = createPiSandbox({
 			baseUrl: provider.baseUrl,
-			settings: { compaction: { keepRecentTokens: 200 } },
+			// Immediate scheduling: the fold must land at once whatever the system message Pi writes on
+			// resume weighs (under epoch it counts toward the tail that decides between applying and marking).
+			settings: { compaction: { keepRecentTokens: 200 }, piFold: { foldScheduling: "immediate" } },
 		});
 		cleanups.push(() => sandbox.dispose());
 		writeFileSync(join(sandbox.cwd, "notes.md"), "A line of project notes.\n".repeat(400));

@@ -30,7 +30,8 @@ async function setup(): Promise<{ provider: LoopbackProvider; sandbox: PiSandbox
 	cleanups.push(() => provider.close());
 	const sandbox = createPiSandbox({ baseUrl: provider.baseUrl });
 	cleanups.push(() => sandbox.dispose());
-	writeFileSync(join(sandbox.cwd, "c.txt"), `${SECRET}\n`);
+	// The first line shows in the brief (a brief names what a call returned); the secret is past it.
+	writeFileSync(join(sandbox.cwd, "c.txt"), `notes for c\n${SECRET}\n`);
 	return { provider, sandbox };
 }
 

@@ -36,7 +36,8 @@ async function harnessWithRuntime(
 		persist: true,
 	});
 	cleanups.push(() => harness.dispose());
-	writeFileSync(join(harness.cwd, "d.txt"), `${SECRET}\n`);
+	// The first line shows in the brief (a brief names what a call returned); the secret is past it.
+	writeFileSync(join(harness.cwd, "d.txt"), `notes for d\n${SECRET}\n`);
 	return {
 		harness,
 		runtime: () => {

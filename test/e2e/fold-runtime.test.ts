@@ -31,8 +31,9 @@ async function foldHarness(persist = false): Promise<{ harness: SdkHarness; runt
 	const harness = await createSdkHarness({ extensions: [extension], tools: ["read", "active_context"], persist });
 	cleanups.push(() => harness.dispose());
 	// a.txt is large enough that folding it visibly shrinks the window (~5k tokens).
-	writeFileSync(join(harness.cwd, "a.txt"), `${SECRET_A}\n${"alpha line of filler text\n".repeat(800)}`);
-	writeFileSync(join(harness.cwd, "b.txt"), `${SECRET_B}\n`);
+	// First lines show in the brief (a brief names what each call returned); the secrets are past them.
+	writeFileSync(join(harness.cwd, "a.txt"), `alpha file\n${SECRET_A}\n${"alpha line of filler text\n".repeat(800)}`);
+	writeFileSync(join(harness.cwd, "b.txt"), `bravo file\n${SECRET_B}\n`);
 	return {
 		harness,
 		runtime: () => {

@@ -1,9 +1,15 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { contextCompletions, parseContextArgs } from "../../src/fold/commands.ts";
-import { compactedFolds, formatFooter, readableBytes, shortTokens } from "../../src/fold/context-report.ts";
+import {
+	compactedFolds,
+	formatContextReport,
+	formatFooter,
+	readableBytes,
+	shortTokens,
+} from "../../src/fold/context-report.ts";
 import { callLine, resultView } from "../../src/fold/render-tool.ts";
-import type { FoldDetail } from "../../src/fold/status.ts";
+import type { FoldDetail, StatusDetails } from "../../src/fold/status.ts";
 import type { ToolDetails } from "../../src/fold/tool.ts";
 
 describe("human formatting", () => {
@@ -42,6 +48,12 @@ describe("human formatting", () => {
 		expect(callLine({ action: "peek", id: "f-1", offset: 4000 })).toBe("peek f-1 from byte 4000");
 		expect(callLine({ action: "status", detail: "tree" })).toBe("status tree");
 		expect(callLine({})).toBe("…");
+		expect(callLine({ action: "search", query: "FACT S12" })).toBe('search "FACT S12"');
+		expect(callLine({ action: "peek", id: "f-1", children: true })).toBe("list the folds inside f-1");
+		const found = 'Search "FACT S12" (literal): 3 hits (1–2 shown) in the exact sources of 4 folds (2.0 KB), …';
+		expect(resultView({ action: "search", ok: true } as ToolDetails, found).line).toBe(
+			"search: 3 hits, sources sha256 verified",
+		);
 		const entry = { id: "e1", type: "message", message: { role: "user", content: "hello there" } };
 		const text = `Fold f-1 (chapter), source sha256 ${"a".repeat(64)} verified.\nBytes 0–2048 of 4096, one canonical JSON session entry per line.\n\n${JSON.stringify(entry)}\n{"cut`;
 		const details = { action: "peek", ok: true, foldId: "f-1" } as ToolDetails;
@@ -52,6 +64,47 @@ describe("human formatting", () => {
 		});
 		const refused = resultView({ action: "fold", ok: false, code: "fresh-tail" } as ToolDetails, "Too new. Try later.");
 		expect(refused).toMatchObject({ line: "fresh-tail: Too new.", level: "error" });
+	});
+
+	it("/context tells folds apart by their briefs' first lines, without repeating kind and id", () => {
+		const status = {
+			budget: { providerTotalWindow: undefined, outputReservation: 0, servingBudget: 100_000, occupancy: 0.1 },
+			counts: { folds: 2, collapsed: 2, expanded: 0, hidden: 0, protectedEntries: 0 },
+			pendingEdits: 0,
+			automatic: { scheduling: { mode: "epoch", pendingMarks: [] }, commits: 1 },
+			store: { kind: "memory", location: "memory" },
+			instrument: { requests: 1, appends: 1, identical: 0, rewrites: 0, unattributed: 0 },
+			skippedStateEntries: 0,
+			folds: ["f-000000000001", "f-000000000002"].map((id, i) => ({
+				id,
+				kind: "tool-batch",
+				state: "collapsed",
+				depth: 0,
+				firstEntryId: `e${2 * i + 1}`,
+				lastEntryId: `e${2 * i + 2}`,
+				entryCount: 2,
+				sourceBytes: 40_000,
+				briefBytes: 300,
+				range: [2 * i, 2 * i + 2],
+			})),
+		} as unknown as StatusDetails;
+		const briefs = new Map([
+			["f-000000000001", 'Tool batch f-000000000001: repo_stage {"stage":1} → 39.1 KB: stage 1 notes\nmore'],
+			["f-000000000002", 'Tool batch f-000000000002: repo_stage {"stage":2} → 39.1 KB: stage 2 notes'],
+		]);
+		const report = formatContextReport({
+			sessionId: "s",
+			branchEntries: 4,
+			status,
+			next: { tokens: 1_000, budget: 100_000 },
+			hostTokens: null,
+			briefs,
+			compacted: new Set(),
+			commands: { status: "context", fold: "fold-context" },
+			tree: false,
+		});
+		expect(report).toContain('  “repo_stage {"stage":1} → 39.1 KB: stage 1 notes”');
+		expect(report).toContain('  “repo_stage {"stage":2} → 39.1 KB: stage 2 notes”');
 	});
 
 	it("/context arguments: subcommands, unknown names, completions", () => {

@@ -248,7 +248,7 @@ describe("summarizeContextSpan", () => {
 		);
 		const { record } = await commitAfterSummary(r);
 		expect(record.provenance.model).toEqual({ provider: "host-co", model: "m-2", effort: "low" });
-		expect(record.brief).toContain("summary by host-co/m-2 (low)");
+		expect(record.brief).toContain("Summary by host-co/m-2 (low): ");
 		expect(requests).toHaveLength(1);
 		expect(utf8ByteLength(requests[0] ?? "")).toBeLessThanOrEqual(SUMMARIZER_SPAN_MAX_BYTES);
 	});

@@ -21,9 +21,22 @@ describe("validateToolArgs", () => {
 			{ action: "peek", id: "a1b2c3d4/3" },
 			{ action: "peek", id: "a1b2c3d4/phase:0" },
 			{ action: "peek", id: "a1b2c3d4/call:call_abc|fc_1" },
+			{ action: "peek", id: "f-0123456789ab", children: true, offset: 50, limit: 50 },
+			{ action: "search", query: "FACT S12" },
+			{ action: "search", query: "FACT S\\d+", regex: true, offset: 10, limit: 20 },
 		]) {
 			expect(error(raw)).toBeUndefined();
 		}
+	});
+
+	it("refuses search and children arguments by name", () => {
+		expect(error({ action: "search" })).toMatch(/search needs "query"/);
+		expect(error({ action: "search", query: "" })).toMatch(/search needs "query"/);
+		expect(error({ action: "search", query: "x".repeat(257) })).toMatch(/at most 256/);
+		expect(error({ action: "search", query: "x", limit: 21 })).toMatch(/at most 20 hits/);
+		expect(error({ action: "search", query: "x", regex: "yes" })).toMatch(/regex must be true or false/);
+		expect(error({ action: "peek", id: "f-0123456789ab", query: "x" })).toMatch(/belong to search/);
+		expect(error({ action: "status", children: true })).toMatch(/children belongs to peek/);
 	});
 
 	it("names the problem and the fix for each malformed call", () => {

@@ -135,11 +135,10 @@ describe("brief examples from the real logs (pinned)", () => {
 		const chapter = at("beforeCompaction", 13);
 		expect(
 			deterministicBrief({ id: "f-000000000001", kind: "chapter", entries: chapter.entries, cwd: chapter.cwd }),
-		).toBe(`Chapter f-000000000001: 4 entries, 1 user, 2 assistant, 1 tool call.
+		).toBe(`Chapter f-000000000001: 4 entries, 1 user, 2 assistant, 1 tool call; bash git checkout -b refactor.
 Ask: ok, create a branch refactor
 Ended: On branch \`refactor\` now.
 Commands: git checkout -b refactor → ok
-Tools: bash ×1
 Read exact source: active_context {"action":"peek","id":"f-000000000001"}
 Restore in place: active_context {"action":"expand","id":"f-000000000001"}`);
 	});

@@ -73,6 +73,62 @@ export function recordedHash(branch: readonly SessionEntry[], entryId: string): 
 	return undefined;
 }
 
+/**
+ * Branch index of the first entry the latest compaction kept (the
+ * compaction's own index when it kept nothing); -1 when the branch has no
+ * compaction. Everything before it left the window with that compaction.
+ */
+export function keptFromIndex(branch: readonly SessionEntry[]): number {
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const entry = branch[index];
+		if (entry?.type !== "compaction") continue;
+		const kept = entry.firstKeptEntryId ? branch.findIndex((item) => item.id === entry.firstKeptEntryId) : -1;
+		return kept === -1 ? index : kept;
+	}
+	return -1;
+}
+
+/** Every entry hash the valid compactions and branch summaries on the branch recorded, the latest record of each. */
+export function recordedHashes(branch: readonly SessionEntry[]): Map<string, HashRecord> {
+	const out = new Map<string, HashRecord>();
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const entry = branch[index];
+		if (!entry || (entry.type !== "compaction" && entry.type !== "branch_summary")) continue;
+		const valid =
+			entry.type === "compaction"
+				? parseCompactionDetails(entry.details).ok
+				: parseBranchSummaryDetails(entry.details).ok;
+		const hashes = valid
+			? readSourceHashes(isPlainRecord(entry.details) ? entry.details.sourceHashes : undefined)
+			: undefined;
+		for (const [id, hash] of Object.entries(hashes?.entries ?? {})) {
+			if (!out.has(id)) out.set(id, { hash, recordedBy: entry.id });
+		}
+	}
+	return out;
+}
+
+/**
+ * Entries the window no longer shows because a compaction summarized them:
+ * every entry a compaction or branch summary on the branch recorded a hash
+ * for (on this branch or an earlier one), and every message before the
+ * latest compaction's first kept entry (Pi's own compactions record no
+ * hashes; those entries are still on the branch). In transcript order,
+ * entries off the branch first.
+ */
+export function compactedEntryIds(branch: readonly SessionEntry[], hashes = recordedHashes(branch)): string[] {
+	const keptFrom = keptFromIndex(branch);
+	const onBranch = new Set(branch.map((entry) => entry.id));
+	const ids = [...hashes.keys()].filter((id) => !onBranch.has(id));
+	for (let index = 0; index < branch.length; index++) {
+		const entry = branch[index];
+		if (!entry) continue;
+		const context = entry.type === "message" || entry.type === "custom_message";
+		if (hashes.has(entry.id) || (index < keptFrom && context)) ids.push(entry.id);
+	}
+	return ids;
+}
+
 export type RecallRefusal =
 	| "unparsable-address"
 	| "foreign-address"
@@ -99,6 +155,10 @@ export interface RecallInput {
 	branch: readonly SessionEntry[];
 	/** Any entry of the session file, by id (earlier branches included). */
 	entryById(id: string): SessionEntry | undefined;
+	/** `recordedHashes(branch)`, when the caller recalls many entries of one branch. */
+	hashes?: ReadonlyMap<string, HashRecord>;
+	/** The branch entry with this id (an index the caller keeps); default: a scan of `branch`. */
+	onBranch?: (id: string) => SessionEntry | undefined;
 }
 
 /** The raw nested records of a `fabric_exec` result, in the order normalization numbers them. */
@@ -131,8 +191,8 @@ export function recall(input: RecallInput): RecallResult {
 			`"${input.address}" is not an entry address (@<entry-id>, <entry-id>/<n>, <entry-id>/phase:<n>).`,
 		);
 	const { entryId, part } = address;
-	const recorded = recordedHash(input.branch, entryId);
-	const onBranch = input.branch.find((entry) => entry.id === entryId);
+	const recorded = input.hashes ? input.hashes.get(entryId) : recordedHash(input.branch, entryId);
+	const onBranch = input.onBranch ? input.onBranch(entryId) : input.branch.find((entry) => entry.id === entryId);
 	if (!recorded && !onBranch) {
 		return refuse(
 			"foreign-address",

@@ -178,6 +178,9 @@ function coveredBy(index: LatticeIndex): (start: number, end: number) => boolean
  * status) ride along with whatever else the batch holds; a batch of nothing
  * but those is bookkeeping and stays.
  */
+/** Context-tool actions whose result brings back stored text: a batch of them is a completed read. */
+const READ_ACTIONS: ReadonlySet<string> = new Set(["peek", "search"]);
+
 function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: string): "peek" | "bookkeeping" | "none" {
 	if (!unit.toolNames.includes(toolName)) return "none";
 	const call = view.entries[unit.start];
@@ -187,7 +190,8 @@ function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: strin
 	for (const part of call.message.content) {
 		if (part.type !== "toolCall") continue;
 		if (part.name !== toolName) other = true;
-		else if ((part.arguments as { action?: unknown }).action === "peek") peek = true;
+		// A search is a read like a peek: its result is bounded text the agent may be about to work from.
+		else if (READ_ACTIONS.has(String((part.arguments as { action?: unknown }).action))) peek = true;
 	}
 	return peek ? "peek" : other ? "none" : "bookkeeping";
 }

@@ -1,26 +1,29 @@
 import { describe, expect, it } from "vitest";
 import {
 	agentStep,
-	CONTEXT_TOOL_NAME,
-	childNamingStage,
 	classifyRequest,
 	fixedSummary,
-	foldNamingStage,
-	HEADER_PEEK_BYTES,
 	initialAgentState,
-	MAX_PEEKS_PER_PROBE,
-	nextPeekOffset,
+	MAX_CONTEXT_CALLS_PER_PROBE,
 	PI_SUMMARIZATION_PROMPT_START,
+	probeQuery,
 	SUMMARY_CHARS,
 	stageCallId,
-	stepsCover,
-	visibleFact,
 } from "../../../bench/agent/agent.ts";
+import {
+	contextTool,
+	findLead,
+	foldIdShape,
+	moreCall,
+	readingTexts,
+	slicePeekCall,
+	spelledCalls,
+	visibleFact,
+} from "../../../bench/agent/reader.ts";
 import {
 	factLine,
 	factValue,
 	probeLine,
-	probeSchedule,
 	probeTarget,
 	STAGE_TOOL_NAME,
 	stageText,
@@ -28,391 +31,268 @@ import {
 } from "../../../bench/agent/workload.ts";
 import {
 	assistantMessage,
-	briefBlock,
+	batchBrief,
+	CONTEXT_TOOL,
+	consolidationBrief,
+	contextDeclaration,
 	type FakeTool,
 	foldId,
-	peekResult,
 	play,
 	replaceResult,
-	requestBody,
+	STAGE_DECLARATION,
 	systemMessage,
 	toolMessage,
 	userMessage,
 } from "../../fixtures/agent-bench.ts";
 import type { ScriptedReply, ScriptedToolCall } from "../../harness/loopback-provider.ts";
-import type { WireMessage } from "../../harness/provider-rules.ts";
 
 const WORKLOAD: Workload = { seed: 1, stages: 8, minBytes: 400, maxBytes: 600 };
 /** Stage 5 is the first to ask; its target is one of stages 1–2, fixed by the seed. */
 const PROBE_STAGE = 5;
-const TARGET = probeTarget(WORKLOAD.seed, PROBE_STAGE)!;
+const TARGET = probeTarget(WORKLOAD.seed, PROBE_STAGE) ?? 0;
 const TARGET_FACT = factValue(WORKLOAD.seed, TARGET);
+const NO_SEARCH = [STAGE_DECLARATION, contextDeclaration({ children: true })];
 
 const calls = (replies: readonly ScriptedReply[]) => replies.flatMap((reply) => reply.toolCalls ?? []);
-const peeksOf = (replies: readonly ScriptedReply[]) =>
+const contextCalls = (replies: readonly ScriptedReply[]) =>
 	calls(replies)
-		.filter((call) => call.name === CONTEXT_TOOL_NAME && call.arguments.action === "peek")
+		.filter((call) => call.name === CONTEXT_TOOL)
 		.map((call) => call.arguments);
 const untilAnswered = (count: number) => (state: { answers: readonly unknown[] }) => state.answers.length >= count;
+/** Hide the target stage's raw result behind a brief, as a fold would. */
+const foldedTarget = (text: string) => replaceResult(stageCallId(TARGET), text);
 
-/** An active_context fake: peeks answered by id (and offset), folds "Folded.". */
-function contextTool(peeks: Record<string, (call: ScriptedToolCall) => string>): FakeTool {
-	return (call) => {
-		if (call.arguments.action !== "peek") return "Folded.";
-		const answer = peeks[String(call.arguments.id)];
-		return answer ? answer(call) : `Error: unknown fold ${String(call.arguments.id)}`;
-	};
+/** A context-tool fake: each action answered by its own function; anything else "Folded.". */
+function contextFake(answers: Partial<Record<string, (call: ScriptedToolCall) => string>>): FakeTool {
+	return (call) => answers[String(call.arguments.action)]?.(call) ?? "Folded.";
 }
 
-/** A peek of a tool-batch fold holding the target stage: its source is the stage result as canonical JSON. */
-const targetSource = (id: string) => () =>
-	peekResult({ id, text: JSON.stringify({ content: stageText(WORKLOAD, TARGET) }) });
-
-describe("stepsCover", () => {
-	it("reads single labels and en-dash ranges, and nothing between them", () => {
-		expect(stepsCover("stage 1–11, stage 13", 12)).toBe(false);
-		expect(stepsCover("stage 1–11, stage 13", 11)).toBe(true);
-		expect(stepsCover("stage 1–11, stage 13", 1)).toBe(true);
-		expect(stepsCover("stage 1–11, stage 13", 13)).toBe(true);
-		expect(stepsCover("stage 1–11, stage 13", 14)).toBe(false);
+describe("reading a request", () => {
+	it("reads a tool result together with the call that asked for it", () => {
+		const call = { id: "c1", name: STAGE_TOOL_NAME, arguments: { stage: 3 } };
+		const texts = readingTexts([assistantMessage({ toolCalls: [call] }), toolMessage("c1", "folded")]);
+		expect(texts[1]).toBe('repo_stage {"stage":3}\nfolded');
 	});
 
-	it("matches whole numbers, not digits of another label", () => {
-		expect(stepsCover("stage 12", 12)).toBe(true);
-		expect(stepsCover("stage 12", 1)).toBe(false);
-		expect(stepsCover("stage 12", 2)).toBe(false);
+	it("learns the context tool, and whether it offers search and the children listing, from its declared schema", () => {
+		const with_ = contextTool({ messages: [], tools: [STAGE_DECLARATION, contextDeclaration({ search: true })] });
+		expect(with_).toEqual({ name: CONTEXT_TOOL, search: true, children: false });
+		expect(contextTool({ messages: [], tools: [contextDeclaration({ children: true, name: "ctx" })] })).toEqual({
+			name: "ctx",
+			search: false,
+			children: true,
+		});
+		expect(contextTool({ messages: [], tools: [STAGE_DECLARATION] })).toBeUndefined();
 	});
 
-	it("ignores the (+n more) tail of a bounded list and labels of other words", () => {
-		expect(stepsCover("stage 3, stage 5–9 (+4 more)", 7)).toBe(true);
-		expect(stepsCover("stage 3, stage 5–9 (+4 more)", 4)).toBe(false);
-		expect(stepsCover("step 4, phase 2–6", 4)).toBe(false);
+	it("reads calls a text spells out, and learns the fold id shape from spelled peeks", () => {
+		const text = `Read it: ${CONTEXT_TOOL} {"action":"peek","id":"${foldId(7)}","offset":10,"bytes":20}\nMore hits: ${CONTEXT_TOOL} {"action":"search","query":"a }","offset":10}`;
+		expect(spelledCalls(text, CONTEXT_TOOL).map((call) => call.args.action)).toEqual(["peek", "search"]);
+		expect(slicePeekCall(text, CONTEXT_TOOL)).toEqual({ action: "peek", id: foldId(7), offset: 10, bytes: 20 });
+		expect(moreCall(text, CONTEXT_TOOL)).toEqual({ action: "search", query: "a }", offset: 10 });
+		const shape = foldIdShape([text], CONTEXT_TOOL);
+		expect([...`x ${foldId(1)} f-12 ${foldId(2)}`.matchAll(shape ?? /$^/g)].map((m) => m[0])).toEqual([
+			foldId(1),
+			foldId(2),
+		]);
+		expect(foldIdShape(['active_context {"action":"peek","id":"evidence:ab"}'], CONTEXT_TOOL)).toBeUndefined();
 	});
-});
 
-describe("visibleFact", () => {
-	it("reads the fact value from any message, string or text parts", () => {
-		const messages: WireMessage[] = [
-			userMessage("go"),
-			toolMessage("call_stage_1", "notes"),
-			{ role: "tool", tool_call_id: "call_stage_2", content: [{ type: "text", text: `x\n${factLine(1, 2)}\ny` }] },
+	it("finds the fold whose nearby text names the stage, exact before a range, and skips ids already read", () => {
+		const shape = /\bf-[0-9a-f]{12}\b/g;
+		const texts = [
+			consolidationBrief(foldId(1), 1, 9),
+			`Inner folds: ${foldId(2)} repo_stage stage 4; ${foldId(3)} stage 5; ${foldId(4)} stage 50`,
 		];
-		expect(visibleFact(messages, 2)).toBe(factValue(1, 2));
+		expect(findLead(texts, 5, shape)).toEqual({ id: foldId(3), exact: true });
+		expect(findLead(texts, 7, shape)).toEqual({ id: foldId(1), exact: false });
+		expect(findLead(texts, 5, shape, new Set([foldId(3)]))).toEqual({ id: foldId(1), exact: false });
+		expect(findLead([batchBrief(foldId(5), 12)], 12, shape)).toEqual({ id: foldId(5), exact: true });
+		// "stage 50" is not stage 5, and neither text before an id nor the next line is about it.
+		expect(findLead([`stage 5 ${foldId(6)} stage 50`], 5, shape)).toBeUndefined();
+		expect(findLead([`Inner folds: ${foldId(7)} stage 23\nCalls: repo_stage stage 1–23`], 3, shape)).toBeUndefined();
 	});
 
-	it("finds nothing when only the probe, an answer or another stage's fact is there", () => {
-		const messages: WireMessage[] = [
-			toolMessage("call_stage_5", probeLine(1)),
-			assistantMessage({ text: `ANSWER S1: ${factValue(1, 1)}` }),
-			toolMessage("call_stage_12", factLine(1, 12)),
-		];
-		expect(visibleFact(messages, 1)).toBeUndefined();
-		expect(visibleFact(messages, 12)).toBe(factValue(1, 12));
-	});
-});
-
-describe("foldNamingStage", () => {
-	it("returns the tool-batch fold whose Steps line names the stage, by its peek call", () => {
-		const messages = [toolMessage("call_stage_3", briefBlock({ id: foldId(3), steps: "stage 3" }))];
-		expect(foldNamingStage(messages, 3)).toEqual({ id: foldId(3), consolidation: false });
-		expect(foldNamingStage(messages, 4)).toBeUndefined();
-	});
-
-	it("marks a consolidation or chapter, whose source is read by its header first", () => {
-		const consolidation = briefBlock({ id: foldId(9), kind: "consolidation", steps: "stage 1–6, stage 8" });
-		const chapter = briefBlock({ id: foldId(10), kind: "chapter", steps: "stage 10–12" });
-		const messages = [toolMessage("call_stage_1", consolidation), toolMessage("call_stage_10", chapter)];
-		expect(foldNamingStage(messages, 4)).toEqual({ id: foldId(9), consolidation: true });
-		expect(foldNamingStage(messages, 11)).toEqual({ id: foldId(10), consolidation: true });
-		expect(foldNamingStage(messages, 7)).toBeUndefined();
-	});
-
-	it("tells several briefs in one message apart", () => {
-		const text = [
-			briefBlock({ id: foldId(1), steps: "stage 1" }),
-			briefBlock({ id: foldId(2), steps: "stage 2" }),
-		].join("\n");
-		expect(foldNamingStage([toolMessage("call_stage_1", text)], 2)).toEqual({ id: foldId(2), consolidation: false });
-	});
-
-	it("ignores a brief whose recall call addresses another tool", () => {
-		const text = briefBlock({ id: foldId(1), steps: "stage 1", toolName: "other_context" });
-		expect(foldNamingStage([toolMessage("call_stage_1", text)], 1)).toBeUndefined();
+	it("reads the fact value from any message, and not from the probe or an answer", () => {
+		const fact = factLine(1, 7);
+		expect(visibleFact([userMessage("go"), toolMessage("c", `x\n${fact}\ny`)], 7)).toBe(factValue(1, 7));
+		const noise = [toolMessage("c", probeLine(7)), userMessage(`ANSWER S7: ${factValue(1, 7)}`)];
+		expect(visibleFact(noise, 7)).toBeUndefined();
 	});
 });
 
-describe("childNamingStage", () => {
-	const header = peekResult({
-		id: foldId(9),
-		kind: "consolidation",
-		text: "{",
-		nextOffset: 1,
-		children: [
-			{ id: foldId(1), steps: "stage 1–4" },
-			{ id: foldId(5), steps: "stage 5" },
-			{ id: foldId(6), steps: "stage 6, stage 8" },
-			{ id: foldId(7) },
-		],
-	});
-
-	it("names the child holding the stage; one covering several stages is itself a consolidation", () => {
-		expect(childNamingStage(header, 5)).toEqual({ id: foldId(5), consolidation: false });
-		expect(childNamingStage(header, 3)).toEqual({ id: foldId(1), consolidation: true });
-		expect(childNamingStage(header, 8)).toEqual({ id: foldId(6), consolidation: true });
-	});
-
-	it("finds nothing for a stage no child lists, or without a child list", () => {
-		expect(childNamingStage(header, 7)).toBeUndefined();
-		expect(childNamingStage(peekResult({ id: foldId(5), text: "{}" }), 5)).toBeUndefined();
-	});
-});
-
-describe("nextPeekOffset", () => {
-	it("reads the offset of the More follows call, and nothing at the end of the source", () => {
-		expect(nextPeekOffset(peekResult({ id: foldId(1), text: "{", nextOffset: 48_000 }))).toBe(48_000);
-		expect(nextPeekOffset(peekResult({ id: foldId(1), text: "{" }))).toBeUndefined();
-		expect(nextPeekOffset(peekResult({ id: foldId(1), text: "{", nextOffset: 10, toolName: "other" }))).toBeUndefined();
-	});
-});
-
-describe("request kinds and the fixed summary", () => {
+describe("request classification and the fixed summary", () => {
 	it("tells Pi's summarizer from side requests and agent requests", () => {
-		expect(classifyRequest(requestBody("summarization", "summarize"))).toBe("summarization");
-		expect(classifyRequest(requestBody("side", "brief this"))).toBe("side");
-		expect(classifyRequest(requestBody("agent", "go"))).toBe("agent");
-		const developer = { role: "developer", content: [{ type: "text", text: `${PI_SUMMARIZATION_PROMPT_START} …` }] };
+		const developer = { role: "developer", content: `${PI_SUMMARIZATION_PROMPT_START} x` };
 		expect(classifyRequest({ messages: [developer, userMessage("x")], tools: [{}] })).toBe("summarization");
-		// The summarizer's prompt in a user message is not the summarizer.
+		expect(classifyRequest({ messages: [systemMessage("other"), userMessage("x")] })).toBe("side");
 		expect(classifyRequest({ messages: [userMessage(PI_SUMMARIZATION_PROMPT_START)], tools: [{}] })).toBe("agent");
-		expect(classifyRequest({ messages: [systemMessage("You are a coding agent.")] })).toBe("side");
 	});
 
 	it("is a fixed 2,000-character summary that keeps no fact", () => {
-		const summary = fixedSummary();
-		expect(summary).toHaveLength(SUMMARY_CHARS);
-		expect(summary).toBe(fixedSummary());
-		expect(summary.startsWith("## Goal\n")).toBe(true);
-		expect(summary).not.toMatch(/FACT S\d+:/);
+		expect(fixedSummary()).toHaveLength(SUMMARY_CHARS);
+		expect(fixedSummary()).not.toMatch(/FACT S\d/);
 	});
 });
 
-describe("agentStep: the stage loop", () => {
+describe("scripted agent", () => {
 	it("calls every stage in order, answers every probe from what is visible, and finishes", () => {
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false));
-		const stageCalls = calls(replies).filter((call) => call.name === STAGE_TOOL_NAME);
-		expect(stageCalls.map((call) => call.arguments)).toEqual(
-			Array.from({ length: WORKLOAD.stages }, (_, index) => ({ stage: index + 1 })),
-		);
-		expect(stageCalls.map((call) => call.id)).toEqual(
-			stageCalls.map((call) => stageCallId(Number(call.arguments.stage))),
-		);
-		expect(state.finished).toBe(true);
-		expect(state.error).toBeUndefined();
-		expect(state.stagesCompleted).toBe(WORKLOAD.stages);
-		const schedule = probeSchedule(WORKLOAD);
-		expect(state.answers).toEqual(schedule.map(({ stage, target }) => ({ stage, target, route: "visible", peeks: 0 })));
-		for (const { target } of schedule)
-			expect(
-				replies.some((reply) => reply.text?.includes(`ANSWER S${target}: ${factValue(WORKLOAD.seed, target)}`)),
-			).toBe(true);
-		expect(replies.at(-1)?.text?.endsWith(`All ${WORKLOAD.stages} stages done.`)).toBe(true);
-		expect(replies.at(-1)?.toolCalls).toBeUndefined();
-		expect(state.foldCalls).toBe(0);
-		expect(agentStep(state, []).reply).toEqual({ text: "Done." });
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false));
+		const stages = calls(played.replies).filter((call) => call.name === STAGE_TOOL_NAME);
+		expect(stages.map((call) => call.arguments.stage)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+		expect(played.state).toMatchObject({ finished: true, stagesCompleted: 8, rereads: 0 });
+		expect(played.state.answers.map((answer) => answer.route)).toEqual(["visible", "visible"]);
+		expect(played.replies.at(-1)?.text).toContain("All 8 stages done.");
 	});
 
-	it("answers the probe in the same reply that calls the next stage", () => {
-		const { replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), { until: untilAnswered(1) });
-		const last = replies.at(-1);
-		expect(last?.text).toBe(`ANSWER S${TARGET}: ${TARGET_FACT}`);
-		expect(last?.toolCalls?.map((call) => call.arguments)).toEqual([{ stage: PROBE_STAGE + 1 }]);
+	it("works through several user turns, ending each with a reply, and answers probes across them", () => {
+		const turns: Workload = { ...WORKLOAD, stages: 12, turns: 3 };
+		const played = play(turns, initialAgentState(turns, false));
+		const closing = played.replies.filter((reply) => (reply.toolCalls ?? []).length === 0).map((reply) => reply.text);
+		expect(closing).toEqual([
+			"Stages up to 4 done.",
+			expect.stringContaining("Stages up to 8 done."),
+			expect.stringContaining("All 12 stages done."),
+		]);
+		expect(played.state).toMatchObject({ finished: true, stagesCompleted: 12 });
+		expect(played.state.answers.every((answer) => answer.route === "visible")).toBe(true);
+	});
+
+	it("answers from one search when the hits show the fact line", () => {
+		const search = (call: ScriptedToolCall) =>
+			`Search ${JSON.stringify(call.arguments.query)}: 1 hit.\n1. fold ${foldId(1)}:\n   ${factLine(WORKLOAD.seed, TARGET)}`;
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			window: foldedTarget(batchBrief(foldId(1), TARGET)),
+			context: contextFake({ search }),
+			until: untilAnswered(1),
+		});
+		expect(contextCalls(played.replies)).toEqual([{ action: "search", query: probeQuery(TARGET) }]);
+		expect(played.state.answers[0]).toMatchObject({ route: "search", contextCalls: 1, target: TARGET });
+		expect(played.replies.at(-1)?.text).toBe(`ANSWER S${TARGET}: ${TARGET_FACT}`);
+	});
+
+	it("calls the peek a search hit spells out, exactly, when the hit line does not show the fact", () => {
+		const hitPeek = { action: "peek", id: foldId(1), offset: 100, bytes: 900 };
+		const search = () =>
+			`Search: 1 hit.\n1. fold ${foldId(1)}, byte 400:\n   FACT S${TARGET}:…\n   Read it: ${CONTEXT_TOOL} ${JSON.stringify(hitPeek)}`;
+		const peek = () => `Fold ${foldId(1)} bytes 100–1000.\n\n${stageText(WORKLOAD, TARGET)}`;
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			window: foldedTarget(batchBrief(foldId(1), TARGET)),
+			context: contextFake({ search, peek }),
+			until: untilAnswered(1),
+		});
+		expect(contextCalls(played.replies)).toEqual([{ action: "search", query: probeQuery(TARGET) }, hitPeek]);
+		expect(played.state.answers[0]).toMatchObject({ route: "search+peek", contextCalls: 2 });
+		expect(played.state.answers[0]?.contextChars).toBe(search().length + peek().length);
+	});
+
+	it("without search, peeks the fold whose brief names the stage", () => {
+		const peek = () => `Fold ${foldId(1)}.\n\n${JSON.stringify({ content: stageText(WORKLOAD, TARGET) })}`;
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			tools: NO_SEARCH,
+			window: foldedTarget(batchBrief(foldId(1), TARGET)),
+			context: contextFake({ peek }),
+			until: untilAnswered(1),
+		});
+		expect(contextCalls(played.replies)).toEqual([{ action: "peek", id: foldId(1) }]);
+		expect(played.state.answers[0]).toMatchObject({ route: "navigate", contextCalls: 1 });
+	});
+
+	it("without search, lists the folds inside a consolidation whose range holds the stage, then peeks the one named", () => {
+		const listing = () =>
+			`Folds inside consolidation ${foldId(9)}:\n${foldId(1)} tool batch, 40 KB: repo_stage {"stage":${TARGET}} → 40 KB\n${foldId(2)} tool batch, 40 KB: repo_stage {"stage":${TARGET + 1}} → 40 KB`;
+		const peek = (call: ScriptedToolCall) =>
+			call.arguments.children ? listing() : `Fold ${String(call.arguments.id)}.\n\n${stageText(WORKLOAD, TARGET)}`;
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			tools: NO_SEARCH,
+			window: foldedTarget(consolidationBrief(foldId(9), 1, 3)),
+			context: contextFake({ peek }),
+			until: untilAnswered(1),
+		});
+		expect(contextCalls(played.replies)).toEqual([
+			{ action: "peek", id: foldId(9), children: true },
+			{ action: "peek", id: foldId(1) },
+		]);
+		expect(played.state.answers[0]).toMatchObject({ route: "navigate", contextCalls: 2 });
+	});
+
+	it("follows a More call a result spells out when the fact is further on", () => {
+		const first = `Fold ${foldId(1)}. More follows: ${CONTEXT_TOOL} {"action":"peek","id":"${foldId(1)}","offset":50}\n\nfiller`;
+		const peek = (call: ScriptedToolCall) =>
+			call.arguments.offset === 50 ? `Fold ${foldId(1)} from 50.\n\n${stageText(WORKLOAD, TARGET)}` : first;
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			tools: NO_SEARCH,
+			window: foldedTarget(batchBrief(foldId(1), TARGET)),
+			context: contextFake({ peek }),
+			until: untilAnswered(1),
+		});
+		expect(contextCalls(played.replies)).toEqual([
+			{ action: "peek", id: foldId(1) },
+			{ action: "peek", id: foldId(1), offset: 50 },
+		]);
+	});
+
+	it("re-reads the stage when no search is offered and no text names the stage near a fold id", () => {
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			tools: NO_SEARCH,
+			window: foldedTarget("folded away"),
+			until: untilAnswered(1),
+		});
+		expect(calls(played.replies).map((call) => call.arguments)).toContainEqual({ stage: TARGET, reread: true });
+		expect(played.state.answers[0]).toMatchObject({ route: "re-read", contextCalls: 0 });
+		expect(played.state.rereads).toBe(1);
+	});
+
+	it("re-reads after a search that finds nothing, and counts a probe missed when even the re-read lacks the fact", () => {
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			window: (messages) =>
+				foldedTarget("folded away")(messages).map((message) =>
+					message.role === "tool" && String(message.content).includes("(re-read)")
+						? { ...message, content: "nothing here" }
+						: message,
+				),
+			context: contextFake({ search: () => "Search: no hits." }),
+			until: untilAnswered(1),
+		});
+		expect(played.state.answers[0]).toMatchObject({ route: "missed", contextCalls: 1 });
+		expect(played.replies.at(-1)?.text).toBe(`ANSWER S${TARGET}: unknown`);
+	});
+
+	it(`gives up after ${MAX_CONTEXT_CALLS_PER_PROBE} context calls and re-reads`, () => {
+		let page = 0;
+		const peek = () =>
+			`Fold ${foldId(1)}. More follows: ${CONTEXT_TOOL} {"action":"peek","id":"${foldId(1)}","offset":${++page}}`;
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+			tools: NO_SEARCH,
+			window: foldedTarget(batchBrief(foldId(1), TARGET)),
+			context: contextFake({ peek }),
+			until: untilAnswered(1),
+		});
+		expect(contextCalls(played.replies)).toHaveLength(MAX_CONTEXT_CALLS_PER_PROBE);
+		expect(played.state.answers[0]).toMatchObject({ route: "re-read" });
 	});
 
 	it("stops with an error when the result of its last call is not in the request", () => {
-		const first = agentStep(initialAgentState(WORKLOAD, false), [userMessage("go")]);
-		const next = agentStep(first.state, [userMessage("go"), assistantMessage(first.reply)]);
+		const body = (messages: ReturnType<typeof userMessage>[]) => ({ messages, tools: NO_SEARCH });
+		const turn = userMessage("Work through it: call repo_stage for stages 1 to 8 in order.");
+		const first = agentStep(initialAgentState(WORKLOAD, false), body([turn]));
+		const next = agentStep(first.state, body([turn, assistantMessage(first.reply)]));
+		expect(next.state.error).toContain("is not in the request");
 		expect(next.state.finished).toBe(true);
-		expect(next.state.error).toContain(stageCallId(1));
-		expect(next.reply.text).toMatch(/^Stopping: /);
-	});
-});
-
-describe("agentStep: a probe whose fact is not visible", () => {
-	it("re-reads the stage when no brief names it", () => {
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: replaceResult(stageCallId(TARGET), "[result omitted]"),
-			until: untilAnswered(1),
-		});
-		const reread = replies.at(-2);
-		expect(reread?.toolCalls?.map((call) => [call.name, call.arguments])).toEqual([
-			[STAGE_TOOL_NAME, { stage: TARGET, reread: true }],
-		]);
-		expect(state.answers).toEqual([{ stage: PROBE_STAGE, target: TARGET, route: "re-read", peeks: 0 }]);
-		expect(state.rereads).toBe(1);
-		expect(state.rereadBytes).toBe(stageText(WORKLOAD, TARGET, true).length);
-		expect(replies.at(-1)?.text).toBe(`ANSWER S${TARGET}: ${TARGET_FACT}`);
 	});
 
-	it("counts a probe missed, and says unknown, when not even the re-read shows the fact", () => {
-		const hideFact = (messages: readonly WireMessage[]) =>
-			messages.map((message) =>
-				message.role === "tool" && String(message.content).includes(factLine(WORKLOAD.seed, TARGET))
-					? { ...message, content: "[omitted]" }
-					: message,
-			);
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: hideFact,
-			until: untilAnswered(1),
-		});
-		expect(state.answers[0]?.route).toBe("missed");
-		expect(replies.at(-1)?.text).toBe(`ANSWER S${TARGET}: unknown`);
-		expect(replies.at(-1)?.toolCalls?.[0]?.arguments).toEqual({ stage: PROBE_STAGE + 1 });
-	});
-
-	it("peeks the tool-batch fold whose brief names the stage, whole, and answers from the peek", () => {
-		const id = foldId(TARGET);
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: replaceResult(stageCallId(TARGET), briefBlock({ id, steps: `stage ${TARGET}` })),
-			context: contextTool({ [id]: targetSource(id) }),
-			until: untilAnswered(1),
-		});
-		expect(peeksOf(replies)).toEqual([{ action: "peek", id }]);
-		expect(state.answers).toEqual([{ stage: PROBE_STAGE, target: TARGET, route: "peek", peeks: 1 }]);
-		expect(state.rereads).toBe(0);
-		expect(state.peekBytes).toBe(targetSource(id)().length);
-		expect(replies.at(-1)?.text).toBe(`ANSWER S${TARGET}: ${TARGET_FACT}`);
-	});
-
-	it("peeks a consolidation by its header first, then the child the header names", () => {
-		const outer = foldId(100);
-		const inner = foldId(101);
-		const holder = foldId(TARGET);
-		const header = (id: string, children: { id: string; steps: string }[]) => (call: ScriptedToolCall) => {
-			expect(call.arguments).toMatchObject({ offset: 0, bytes: HEADER_PEEK_BYTES });
-			return peekResult({ id, kind: "consolidation", text: "{", nextOffset: 1, children });
-		};
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: replaceResult(stageCallId(TARGET), briefBlock({ id: outer, kind: "consolidation", steps: "stage 1–4" })),
-			context: contextTool({
-				[outer]: header(outer, [
-					{ id: foldId(102), steps: "stage 3–4" },
-					{ id: inner, steps: "stage 1–2" },
-				]),
-				[inner]: header(inner, [
-					{ id: holder, steps: `stage ${TARGET}` },
-					{ id: foldId(103), steps: `stage ${3 - TARGET}` },
-				]),
-				[holder]: targetSource(holder),
-			}),
-			until: untilAnswered(1),
-		});
-		expect(peeksOf(replies)).toEqual([
-			{ action: "peek", id: outer, offset: 0, bytes: HEADER_PEEK_BYTES },
-			{ action: "peek", id: inner, offset: 0, bytes: HEADER_PEEK_BYTES },
-			{ action: "peek", id: holder },
-		]);
-		expect(state.answers).toEqual([{ stage: PROBE_STAGE, target: TARGET, route: "peek", peeks: 3 }]);
-	});
-
-	it("pages on at the offset a peek names when the fact is not in the slice", () => {
-		const id = foldId(TARGET);
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: replaceResult(stageCallId(TARGET), briefBlock({ id, steps: `stage ${TARGET}` })),
-			context: contextTool({
-				[id]: (call) =>
-					call.arguments.offset === undefined
-						? peekResult({ id, text: '{"filler":true}', nextOffset: 48_000 })
-						: targetSource(id)(),
-			}),
-			until: untilAnswered(1),
-		});
-		expect(peeksOf(replies)).toEqual([
-			{ action: "peek", id },
-			{ action: "peek", id, offset: 48_000 },
-		]);
-		expect(state.answers[0]).toMatchObject({ route: "peek", peeks: 2 });
-	});
-
-	it("re-reads the stage when the fold's source ends without the fact", () => {
-		const id = foldId(TARGET);
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: replaceResult(stageCallId(TARGET), briefBlock({ id, steps: `stage ${TARGET}` })),
-			context: contextTool({ [id]: () => peekResult({ id, text: "{}" }) }),
-			until: untilAnswered(1),
-		});
-		expect(replies.at(-2)?.toolCalls?.[0]?.arguments).toEqual({ stage: TARGET, reread: true });
-		expect(state.answers).toEqual([{ stage: PROBE_STAGE, target: TARGET, route: "re-read", peeks: 1 }]);
-	});
-
-	it(`gives up on a fold after ${MAX_PEEKS_PER_PROBE} peeks and re-reads`, () => {
-		const id = foldId(TARGET);
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: replaceResult(stageCallId(TARGET), briefBlock({ id, steps: `stage ${TARGET}` })),
-			context: contextTool({
-				[id]: (call) => peekResult({ id, text: "{}", nextOffset: Number(call.arguments.offset ?? 0) + 100 }),
-			}),
-			until: untilAnswered(1),
-		});
-		expect(peeksOf(replies)).toHaveLength(MAX_PEEKS_PER_PROBE);
-		expect(state.answers).toEqual([
-			{ stage: PROBE_STAGE, target: TARGET, route: "re-read", peeks: MAX_PEEKS_PER_PROBE },
-		]);
-	});
-});
-
-describe("agentStep: the marking agent", () => {
-	const isFold = (call: ScriptedToolCall) => call.name === CONTEXT_TOOL_NAME && call.arguments.action === "fold";
-
-	it("folds stage k−2 by its call id in the reply that calls stage k+1", () => {
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, true));
-		expect(state.finished).toBe(true);
-		for (const reply of replies) {
-			const stageCall = reply.toolCalls?.find((call) => call.name === STAGE_TOOL_NAME && !call.arguments.reread);
-			const folds = (reply.toolCalls ?? []).filter(isFold);
-			const next = Number(stageCall?.arguments.stage);
-			if (!stageCall || next <= 3) {
-				expect(folds).toEqual([]);
-				continue;
-			}
-			expect(folds.map((call) => call.arguments)).toEqual([{ action: "fold", ids: [stageCallId(next - 3)] }]);
-		}
-		// After stages 3 … N−1: none after the last, which calls nothing.
-		expect(state.foldCalls).toBe(WORKLOAD.stages - 3);
-		expect(calls(replies).filter(isFold)).toHaveLength(WORKLOAD.stages - 3);
-		expect(state.foldRefusals).toEqual([]);
-	});
-
-	it("does not fold a stage whose call is no longer in the request", () => {
-		// Once stage 2 is in, stage 1's call and result are gone from the window (as after a compaction).
-		const dropStageOne = (messages: readonly WireMessage[]) =>
-			messages.some((message) => message.tool_call_id === stageCallId(2))
-				? messages.filter(
-						(message) =>
-							message.tool_call_id !== stageCallId(1) &&
-							!(message.tool_calls ?? []).some((call) => call.id === stageCallId(1)),
-					)
-				: [...messages];
-		const { replies } = play(WORKLOAD, initialAgentState(WORKLOAD, true), {
-			window: dropStageOne,
-			until: (state) => state.stagesCompleted >= 4,
-		});
-		const folded = calls(replies)
-			.filter(isFold)
-			.map((call) => call.arguments.ids);
-		expect(folded).toEqual([[stageCallId(2)]]);
-	});
-
-	it("records the first line of every fold the runtime refuses", () => {
-		const refuse: FakeTool = (call) =>
-			call.arguments.action === "fold" ? "Error: fold refused: the batch is still open\nDetails follow." : "ok";
-		const { state } = play(WORKLOAD, initialAgentState(WORKLOAD, true), { context: refuse });
-		expect(state.foldRefusals).toHaveLength(state.foldCalls);
-		expect(state.foldRefusals[0]).toBe("Error: fold refused: the batch is still open");
+	it("folds stage k−2 by its call id, under the declared context tool's name, with the call for stage k+1", () => {
+		const tools = [STAGE_DECLARATION, contextDeclaration({ name: "ctx" })];
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, true), { tools });
+		const folds = calls(played.replies).filter((call) => call.name === "ctx");
+		expect(folds[0]?.arguments).toEqual({ action: "fold", ids: [stageCallId(1)] });
+		// After stages 3 to 7 (stage 8 ends the turn with a reply, which calls nothing).
+		expect(folds).toHaveLength(5);
+		expect(played.state.foldCalls).toBe(5);
 	});
 
 	it("never folds when it is not a marking agent", () => {
-		const { state, replies } = play(WORKLOAD, initialAgentState(WORKLOAD, false));
-		expect(calls(replies).filter(isFold)).toEqual([]);
-		expect(state.foldCalls).toBe(0);
+		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false));
+		expect(contextCalls(played.replies)).toEqual([]);
 	});
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type AgentState, initialAgentState, stageCallId } from "../../../bench/agent/agent.ts";
+import { type AgentState, initialAgentState, type ProbeAnswer, stageCallId } from "../../../bench/agent/agent.ts";
 import { floorSchedule } from "../../../bench/agent/floor.ts";
 import { buildLedger } from "../../../bench/agent/ledger.ts";
-import { countCommits, FLOOR_BRIEF_CHARS, runFloor, runMetrics } from "../../../bench/agent/metrics.ts";
+import { countCommits, FLOOR_BRIEF_CHARS, lookupFigures, runFloor, runMetrics } from "../../../bench/agent/metrics.ts";
 import { PRESETS, type Preset, presetCard } from "../../../bench/agent/presets.ts";
 import type { RawRun } from "../../../bench/agent/run-arm.ts";
 import { STAGE_TOOL_NAME, stageText, type Workload } from "../../../bench/agent/workload.ts";
@@ -119,10 +119,10 @@ describe("runMetrics", () => {
 	});
 
 	it("splits the probes the run reached by route and counts the unanswered ones", () => {
-		// Probes at stages 5 and 8; the run answered stage 5's by two peeks and never answered stage 8's.
+		// Probes at stages 5 and 8; the run answered stage 5's by a search and its peek and never answered stage 8's.
 		const agent: Partial<AgentState> = {
 			stagesCompleted: 8,
-			answers: [{ stage: 5, target: 2, route: "peek", peeks: 2 }],
+			answers: [{ stage: 5, target: 2, route: "search+peek", contextCalls: 2, contextChars: 900, rereadChars: 1_000 }],
 			rereads: 1,
 			rereadBytes: 700,
 			foldCalls: 5,
@@ -130,10 +130,12 @@ describe("runMetrics", () => {
 		};
 		const metrics = runMetrics(rawRun({ agent }), PRESET);
 		expect(metrics.probes).toBe(2);
-		expect(metrics.probesPeek).toBe(1);
-		expect(metrics.probesVisible + metrics.probesReread + metrics.probesMissed).toBe(0);
+		expect(metrics.probesSearchPeek).toBe(1);
+		expect(metrics.probesVisible + metrics.probesSearch + metrics.probesNavigate).toBe(0);
+		expect(metrics.probesReread + metrics.probesMissed).toBe(0);
 		expect(metrics.probesUnanswered).toBe(1);
-		expect(metrics.peekCalls).toBe(2);
+		expect(metrics).toMatchObject({ contextCalls: 2, maxContextCallsPerProbe: 2, medianContextCallsPerProbe: 2 });
+		expect(metrics).toMatchObject({ searchAnswered: 1, searchCheaper: 1, searchChars: 900, searchRereadChars: 1_000 });
 		expect(metrics).toMatchObject({ rereads: 1, rereadBytes: 700, foldCalls: 5, foldRefusals: 1 });
 		// A run that stopped at stage 6 never reached stage 8's probe.
 		const stopped = runMetrics(rawRun({ agent: { ...agent, stagesCompleted: 6, error: "stuck" } }), PRESET);
@@ -142,6 +144,31 @@ describe("runMetrics", () => {
 		expect(stopped.stagesCompleted).toBe(6);
 		expect(stopped.stages).toBe(8);
 		expect(stopped.agentError).toBe("stuck");
+	});
+
+	it("takes the most and the median context calls over lookups only, and compares each search lookup with its re-read", () => {
+		const answer = (route: ProbeAnswer["route"], contextCalls: number, contextChars = 0): ProbeAnswer => ({
+			stage: 9,
+			target: 3,
+			route,
+			contextCalls,
+			contextChars,
+			rereadChars: 500,
+		});
+		const figures = lookupFigures([
+			answer("visible", 0),
+			answer("visible", 0),
+			answer("search", 1, 400),
+			answer("search", 1, 600),
+			answer("navigate", 3, 9_000),
+		]);
+		expect(figures).toMatchObject({ contextCalls: 5, maxContextCallsPerProbe: 3, medianContextCallsPerProbe: 1 });
+		expect(figures).toMatchObject({
+			searchAnswered: 2,
+			searchCheaper: 1,
+			searchChars: 1_000,
+			searchRereadChars: 1_000,
+		});
 	});
 
 	it("computes no floor for an arm that failed to register", () => {

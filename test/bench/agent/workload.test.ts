@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseWorkload, WORKLOAD_ENV } from "../../../bench/agent/config.ts";
 import { PRESETS } from "../../../bench/agent/presets.ts";
 import {
 	FACT_HEX_DIGITS,
@@ -8,6 +9,7 @@ import {
 	factPattern,
 	factValue,
 	PROBE_FIRST_STAGE,
+	PROBE_MAX_AGE,
 	PROBE_MIN_AGE,
 	PROBE_PATTERN,
 	probeLine,
@@ -16,6 +18,9 @@ import {
 	scaledBounds,
 	stageBytes,
 	stageText,
+	TURN_RANGE_PATTERN,
+	turnRanges,
+	userMessages,
 	type Workload,
 } from "../../../bench/agent/workload.ts";
 
@@ -123,6 +128,13 @@ describe("probes", () => {
 		for (let stage = 1; stage < PROBE_FIRST_STAGE; stage++) expect(probeTarget(w.seed, stage)).toBeUndefined();
 	});
 
+	it(`reach back at most ${PROBE_MAX_AGE} stages in a long run, and some reach nearly that far`, () => {
+		const ages = probeSchedule(workload({ stages: 400 })).map(({ stage, target }) => stage - target);
+		expect(Math.max(...ages)).toBeLessThanOrEqual(PROBE_MAX_AGE);
+		expect(Math.max(...ages)).toBeGreaterThan(PROBE_MAX_AGE - 20);
+		expect(Math.min(...ages)).toBeGreaterThanOrEqual(PROBE_MIN_AGE);
+	});
+
 	it("differ between seeds but not between calls", () => {
 		const targets = (seed: number) => probeSchedule(workload({ seed, stages: 64 })).map((probe) => probe.target);
 		expect(targets(1)).toEqual(targets(1));
@@ -138,10 +150,49 @@ describe("stage sizes", () => {
 		expect(stagesOf(w).map((stage) => stageBytes(w, stage))).toEqual(sizes);
 	});
 
+	it("draw each stage's band by its share, then a size inside the band", () => {
+		const bands = [{ share: 0.1, minBytes: 80_000, maxBytes: 120_000 }];
+		const w = workload({ stages: 1_000, minBytes: 300, maxBytes: 4_096, bands });
+		const sizes = stagesOf(w).map((stage) => stageBytes(w, stage));
+		const large = sizes.filter((size) => size >= 80_000);
+		expect(large.length).toBeGreaterThan(70);
+		expect(large.length).toBeLessThan(130);
+		expect(sizes.every((size) => (size >= 300 && size <= 4_096) || (size >= 80_000 && size <= 120_000))).toBe(true);
+		for (const stage of [1, 500, 1_000]) expect(stageText(w, stage)).toHaveLength(stageBytes(w, stage));
+	});
+
 	it("scale from the issue's 24–48 KB, as the presets use them", () => {
 		expect(scaledBounds(1)).toEqual({ minBytes: FULL_MIN_BYTES, maxBytes: FULL_MAX_BYTES });
 		expect(scaledBounds(0.75)).toEqual({ minBytes: 18_432, maxBytes: 36_864 });
 		const small = PRESETS.small!;
 		expect(scaledBounds(0.75)).toEqual({ minBytes: small.minBytes, maxBytes: small.maxBytes });
+	});
+});
+
+describe("turns", () => {
+	it("split the stages evenly, and each user message names its range as the agent reads it", () => {
+		const w = workload({ stages: 180, turns: 6 });
+		expect(turnRanges(w)).toEqual([
+			[1, 30],
+			[31, 60],
+			[61, 90],
+			[91, 120],
+			[121, 150],
+			[151, 180],
+		]);
+		const ranges = userMessages(w).map((text) => TURN_RANGE_PATTERN.exec(text)?.slice(1, 3).map(Number));
+		expect(ranges).toEqual(turnRanges(w));
+		expect(userMessages(workload({ stages: 12 }))).toHaveLength(1);
+		expect(TURN_RANGE_PATTERN.exec(userMessages(workload({ stages: 12 }))[0] ?? "")?.slice(1, 3)).toEqual(["1", "12"]);
+	});
+
+	it("and bands travel to the bench extension, checked", () => {
+		const bands = [{ share: 0.05, minBytes: 80, maxBytes: 120 }];
+		const env = (value: unknown) => ({ [WORKLOAD_ENV]: JSON.stringify(value) });
+		expect(parseWorkload(env({ ...workload(), turns: 6, bands }))).toEqual({ ...workload(), turns: 6, bands });
+		expect(() => parseWorkload(env({ ...workload(), turns: 0 }))).toThrow(/turns/);
+		expect(() => parseWorkload(env({ ...workload(), bands: [{ share: 1, minBytes: 5, maxBytes: 1 }] }))).toThrow(
+			/bands/,
+		);
 	});
 });
