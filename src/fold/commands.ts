@@ -1,12 +1,12 @@
 /**
  * The human's commands: `/context` (the report, `tree`, `window`,
- * `peek <id>`, `search <text>`) and `/fold-context` (fold a named span, or the oldest
+ * `peek <id>`, `search <text>`, `settings`) and `/fold-context` (fold a named span, or the oldest
  * eligible closed chapter), with argument completions. Output speaks to the
  * person and reaches them in every mode through `showOutput`; wording lives
  * in `context-report.ts` and `peek-report.ts`.
  */
 
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { humanView, lastView, updateFooter } from "../host/footer.ts";
 import { showOutput } from "../host/output.ts";
@@ -25,6 +25,7 @@ export const CONTEXT_SUBCOMMANDS = {
 	window: "the window's entries and folds with the ids /fold-context takes",
 	peek: "a fold's brief and its exact source: peek <fold id>",
 	search: "find text in folded, compacted and evidence sources: search <text> (or /regex/)",
+	settings: "see and change pi-fold's settings, and where each value comes from",
 	help: "what each subcommand does",
 } as const;
 type Subcommand = keyof typeof CONTEXT_SUBCOMMANDS;
@@ -72,10 +73,15 @@ export function contextCompletions(
 	return items.length > 0 ? items : null;
 }
 
-export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
+/** Subcommands another module serves (the settings dialog lives in src/settings/). */
+export interface CommandExtras {
+	settings(ctx: ExtensionCommandContext): Promise<void>;
+}
+
+export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime, extras: CommandExtras): void {
 	const { commandNames } = runtime.options;
 	pi.registerCommand(commandNames.status, {
-		description: "Show the model's window and folds (/context tree | window | peek <fold id> | search <text> | help)",
+		description: `Show the model's window and folds (/${commandNames.status} tree | window | peek <fold id> | search <text> | settings | help)`,
 		getArgumentCompletions: (prefix) => contextCompletions(prefix, lastView(runtime)?.folds ?? []),
 		handler: async (args, ctx) => {
 			const { sub, rest } = parseContextArgs(args);
@@ -89,13 +95,14 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 				return;
 			}
 			if (sub === "help") return showOutput(ctx, contextHelp(commandNames.status));
+			if (sub === "settings") return extras.settings(ctx);
 			if (sub === "peek") return showOutput(ctx, ...(await peekReport(runtime, ctx, rest)));
 			if (sub === "search") return showOutput(ctx, ...(await searchCommand(runtime, ctx, args)));
 			showOutput(ctx, report(runtime, ctx, sub === "tree", sub === "window"));
 		},
 	});
 	pi.registerCommand(commandNames.fold, {
-		description: "Fold a span (/fold-context <first id> [last id]) or the oldest eligible closed chapter",
+		description: `Fold a span (/${commandNames.fold} <first id> [last id]) or the oldest eligible closed chapter`,
 		handler: async (args, ctx) => {
 			const ids = args.split(/\s+/).filter(Boolean);
 			const outcome =
