@@ -17,18 +17,18 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { registerCompaction } from "./compaction/pi/hook.ts";
-import { registerCommands } from "./fold/commands.ts";
-import { foldsNote } from "./fold/fold-handles.ts";
+import { foldsNote } from "./fold/briefs/fold-handles.ts";
 import type { PiFoldOptions } from "./fold/options.ts";
-import { FoldRuntime } from "./fold/runtime.ts";
-import { readLayers, resolveWithSettings } from "./fold/settings-file.ts";
-import { registerContextTool } from "./fold/tool.ts";
-import { registerFooter } from "./host/footer.ts";
+import { registerCommands } from "./fold/pi/commands.ts";
+import { registerFooter } from "./fold/pi/footer.ts";
+import { FoldRuntime } from "./fold/pi/runtime.ts";
+import { readLayers, resolveWithSettings } from "./fold/pi/settings-file.ts";
+import { registerContextTool } from "./fold/pi/tool.ts";
 import { runSettingsCommand } from "./settings/command.ts";
 import { registerSessionSettings } from "./settings/session.ts";
 
 export type { PiFoldOptions } from "./fold/options.ts";
-export type { FoldRuntime } from "./fold/runtime.ts";
+export type { FoldRuntime } from "./fold/pi/runtime.ts";
 
 /** Register both engines; returns the fold runtime so a host can read its status. */
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): FoldRuntime {

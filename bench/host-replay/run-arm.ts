@@ -15,7 +15,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { STRICT_APPEND_ONLY_ENV } from "../../src/fold/runtime.ts";
+import { STRICT_APPEND_ONLY_ENV } from "../../src/fold/pi/runtime.ts";
 import { contentText } from "../../src/text/lines.ts";
 import {
 	failWith,

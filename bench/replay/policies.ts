@@ -13,13 +13,11 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { type BoundaryPolicy, type HostFor, type ReplayResult, replayBranch } from "../../src/cost/fold-replay.ts";
-import { applyRecords, windowReading } from "../../src/cost/fold-shell.ts";
-import { createFold } from "../../src/fold/lattice.ts";
-import { indexLattice } from "../../src/fold/lattice-index.ts";
+import { createFold } from "../../src/fold/lattice/lattice.ts";
+import { indexLattice } from "../../src/fold/lattice/lattice-index.ts";
+import { type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
 import type { ResolvedOptions } from "../../src/fold/options.ts";
 import { BRIEF_TOKENS_ESTIMATE } from "../../src/fold/policy/ladder.ts";
-import { type FoldRecord, isRefusal } from "../../src/fold/records.ts";
-import { analyzeBranch } from "../../src/fold/units.ts";
 
 export type PolicyName = "recorded" | "ladder" | "fold-all";
 
@@ -30,15 +28,13 @@ export const POLICIES: readonly PolicyName[] = ["recorded", "ladder", "fold-all"
  * unit, not already folded, whose results outweigh the brief that replaces them.
  */
 export function foldAllPolicy(options: ResolvedOptions): BoundaryPolicy {
-	return (branch, shell, host) => {
-		const view = analyzeBranch(branch, { readOnlyTools: options.readOnlyTools });
-		const reading = windowReading(branch, shell, options, host.fixedText);
-		const index = indexLattice(shell.lattice, view);
-		const placed = [...index.placed.values()];
+	return (engine, host) => {
+		const view = engine.view;
+		const reading = engine.reading(host);
+		let lattice = engine.lattice();
+		const placed = [...indexLattice(lattice, view).placed.values()];
 		const newest = [...view.units].reverse().find((unit) => unit.context);
-		let lattice = shell.lattice;
 		const records: FoldRecord[] = [];
-		const sources = new Map<string, Uint8Array>();
 		for (const unit of view.units) {
 			if (unit.kind !== "tool-batch" || !unit.completed || unit === newest) continue;
 			if (unit.toolNames.includes(options.toolName)) continue;
@@ -55,11 +51,9 @@ export function foldAllPolicy(options: ResolvedOptions): BoundaryPolicy {
 			if (isRefusal(made)) continue;
 			lattice = made.lattice;
 			records.push(made.record);
-			sources.set(made.record.sourceHash, made.plan.source);
 		}
-		if (records.length === 0) return undefined;
-		const applied = applyRecords(shell, options, records, []);
-		return { shell: applied.shell, custom: applied.entries, records, sources };
+		if (records.length > 0) engine.apply({ ok: true, text: "", change: { records, ops: [], causes: [] } });
+		return records.length;
 	};
 }
 

@@ -1,8 +1,7 @@
 /**
  * Folded branches for the runtime benchmark: a generated session
  * (bench/generate.ts) in the shape the ladder leaves a long session in, with
- * the fold state and its persisted entries, and the shell primed as the
- * runtime holds it after a session start and one request.
+ * the fold state's persisted entries and the `context_edit`s that show it.
  *
  * Shape: every completed tool batch and closed chapter folded (tool batches
  * nest inside their chapter), then all chapter folds but the newest
@@ -10,26 +9,20 @@
  * oldest adjacent run whenever more than `MAX_VISIBLE_FOLDS` are visible, so
  * a long session settles at one large consolidation plus a few recent folds.
  * The newest `RAW_TAIL_CHAPTERS` turns stay raw (the fresh tail and what has
- * not paid for a commit yet). Every fold's `context_edit` drafts and custom
- * state entries are appended, as the boundaries would have persisted them.
+ * not paid for a commit yet). The drafts are the engine's own, persisted as
+ * a boundary would.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import {
-	appendLinked,
-	contextHook,
-	type HostFacts,
-	pendingDrafts,
-	type ShellState,
-	shellWith,
-} from "../../src/cost/fold-shell.ts";
-import { consolidateFolds } from "../../src/fold/lattice.ts";
-import { MIN_CHAPTER_UNITS } from "../../src/fold/lattice-rules.ts";
+import { appendSink } from "../../src/cost/fold-replay.ts";
+import { FoldEngine } from "../../src/fold/engine/engine.ts";
+import { consolidateFolds } from "../../src/fold/lattice/lattice.ts";
+import { MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice-rules.ts";
+import { type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
+import { analyzeBranch, closedChapters } from "../../src/fold/lattice/units.ts";
 import type { ResolvedOptions } from "../../src/fold/options.ts";
 import { MAX_VISIBLE_FOLDS } from "../../src/fold/policy/ladder.ts";
-import { type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/records.ts";
-import { emptyFoldState, persistChange } from "../../src/fold/state.ts";
-import { analyzeBranch, closedChapters } from "../../src/fold/units.ts";
+import { emptyFoldState, persistChange } from "../../src/fold/state/state.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { generateSession } from "../generate.ts";
 import { foldEverything } from "../suites/fold.ts";
@@ -48,12 +41,10 @@ export interface FoldedFixture {
 	folds: number;
 	/** Collapsed folds whose brief shows. */
 	visibleFolds: number;
-	/** The shell after session start and one observed request. */
-	shell: ShellState;
 }
 
 /** Fold a generated session of `entries` entries into the ladder's long-session shape. */
-export function foldedFixture(entries: number, options: ResolvedOptions, host: HostFacts): FoldedFixture {
+export function foldedFixture(entries: number, options: ResolvedOptions, cwd = "/project"): FoldedFixture {
 	const raw = generateSession(entries);
 	const view = analyzeBranch(raw, { readOnlyTools: options.readOnlyTools });
 	const chapters = closedChapters(view, MIN_CHAPTER_UNITS);
@@ -67,38 +58,33 @@ export function foldedFixture(entries: number, options: ResolvedOptions, host: H
 		.flatMap((fold) => (fold ? [fold.id] : []));
 	const consolidated = roots.slice(0, Math.max(0, roots.length - RECENT_ROOTS));
 	if (consolidated.length >= 2) {
-		const made = consolidateFolds(lattice, view, consolidated, { origin: "ladder", cwd: host.cwd });
+		const made = consolidateFolds(lattice, view, consolidated, { origin: "ladder", cwd });
 		if (isRefusal(made)) throw new Error(`runtime fixture: consolidation refused: ${made.message}`);
 		lattice = made.lattice;
 	}
 	const state = persistChange(emptyFoldState(), options.entryTypePrefix, [...lattice.folds.values()], []);
-	let shell = shellWith(state.state);
-	const custom = state.entries.map((entry) => ({ type: "custom", customType: entry.customType, data: entry.data }));
-	let branch = appendLinked(raw, custom);
-	branch = appendLinked(
-		branch,
-		pendingDrafts(branch, shell, options).map((draft) => ({ ...draft })),
-	);
-	shell = contextHook(branch, shell, options, host).shell;
+	const sink = appendSink();
+	const withState = [...raw, ...sink.persist(state.entries, [], raw.at(-1))];
+	const engine = new FoldEngine(options);
+	engine.reset(withState);
+	const branch = [...withState, ...sink.persist([], engine.pendingDrafts(), withState.at(-1))];
+	engine.reset(branch);
 	const bytes = raw.reduce((sum, entry) => sum + Buffer.byteLength(canonicalJson(entry)) + 1, 0);
+	const children = new Set(
+		[...lattice.folds.values()].flatMap((fold) =>
+			fold.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : [])),
+		),
+	);
 	return {
 		branch,
 		generatedEntries: raw.length,
 		bytes,
-		folds: shell.lattice.folds.size,
-		visibleFolds: shell.fold.records.length === 0 ? 0 : countVisible(shell),
-		shell,
+		folds: lattice.folds.size,
+		visibleFolds: [...lattice.folds.keys()].filter((id) => !children.has(id)).length,
 	};
 }
 
 function startsAt(fold: FoldRecord, raw: readonly SessionEntry[], start: number): boolean {
 	const first = fold.parts[0];
 	return first?.type === "entry" && first.entryId === raw[start]?.id;
-}
-
-function countVisible(shell: ShellState): number {
-	const children = new Set<string>();
-	for (const record of shell.lattice.folds.values())
-		for (const part of record.parts) if (part.type === "fold") children.add(part.foldId);
-	return [...shell.lattice.folds.keys()].filter((id) => !children.has(id)).length;
 }

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openFileFoldStore } from "../../src/fold/store-file.ts";
+import { openFileFoldStore } from "../../src/fold/store/store-file.ts";
 import { median } from "../harness.ts";
 
 /** Blob sizes the issue names. */

@@ -12,12 +12,12 @@
 
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
-import { emptyInstrument, observeRequest } from "../../src/fold/instrument.ts";
-import { createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice.ts";
-import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
-import { emptyLattice, type FoldLattice, isRefusal } from "../../src/fold/records.ts";
-import { emptyFoldState, liveLattice, persistChange, rebuildState } from "../../src/fold/state.ts";
-import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/units.ts";
+import { emptyInstrument, observeRequest } from "../../src/fold/engine/instrument.ts";
+import { editDrafts, planWindow } from "../../src/fold/engine/materialize.ts";
+import { createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice.ts";
+import { emptyLattice, type FoldLattice, isRefusal } from "../../src/fold/lattice/records.ts";
+import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/lattice/units.ts";
+import { emptyFoldState, liveLattice, persistChange, rebuildState } from "../../src/fold/state/state.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import type { BenchCase, Benchmark, BenchRatio } from "../harness.ts";

@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../fold/options.ts";
-import { stateEntryTypes } from "../fold/state.ts";
+import { stateEntryTypes } from "../fold/state/state.ts";
 import {
 	collectGarbage,
 	type Defect,
@@ -18,7 +18,7 @@ import {
 	readOnlyStore,
 	type VerifyReport,
 	verifySession,
-} from "../fold/verify.ts";
+} from "../fold/store/verify.ts";
 import type { LoadDiagnostic, LoadedSession } from "../session/load.ts";
 import { readableBytes } from "./report.ts";
 

@@ -10,11 +10,11 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { HostFacts } from "../fold/engine/host-facts.ts";
 import { resolveOptions } from "../fold/options.ts";
 import type { Calibration } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
-import type { HostFacts } from "./fold-shell.ts";
 import {
 	NATIVE_SUMMARY_CHARS,
 	type NativeCompaction,

@@ -5,9 +5,9 @@
  */
 
 import type { CompactionOptions } from "../compaction/settings/settings-source.ts";
-import type { ProjectionProvider } from "./projection-candidates.ts";
-import type { RegisterSuggestionSource } from "./suggestions.ts";
-import { DEFAULT_READ_ONLY_TOOLS } from "./units.ts";
+import type { ProjectionProvider } from "./engine/projection-candidates.ts";
+import type { RegisterSuggestionSource } from "./engine/suggestions.ts";
+import { DEFAULT_READ_ONLY_TOOLS } from "./lattice/units.ts";
 
 export { DEFAULT_READ_ONLY_TOOLS };
 

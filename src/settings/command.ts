@@ -18,7 +18,7 @@ import {
 	type SettingsFileIo,
 } from "../compaction/settings/settings-source.ts";
 import type { PiFoldOptions, ResolvedOptions } from "../fold/options.ts";
-import { readLayers, resolveWithSettings } from "../fold/settings-file.ts";
+import { readLayers, resolveWithSettings } from "../fold/pi/settings-file.ts";
 import { showOutput } from "../host/output.ts";
 import { isPlainRecord } from "../session/records/record-guards.ts";
 import { settingsDialog } from "./dialog.ts";

@@ -17,7 +17,7 @@ import {
 	registrationDrift,
 	resolveWithSettings,
 	type SettingsLayer,
-} from "../fold/settings-file.ts";
+} from "../fold/pi/settings-file.ts";
 import { showProblem } from "../host/output.ts";
 import { windowProblems } from "./limits.ts";
 import { type SettingsProblem, settingsNotice } from "./notice.ts";

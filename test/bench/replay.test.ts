@@ -9,8 +9,8 @@ import { describe, expect, it } from "vitest";
 import { replayPolicy } from "../../bench/replay/policies.ts";
 import { priceSequence } from "../../bench/replay/pricing.ts";
 import { replayBranch } from "../../src/cost/fold-replay.ts";
-import type { HostFacts } from "../../src/cost/fold-shell.ts";
 import type { SessionRequest } from "../../src/cost/session-requests.ts";
+import type { HostFacts } from "../../src/fold/engine/host-facts.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
 import { FoldBranch } from "../fixtures/fold.ts";
@@ -18,7 +18,7 @@ import { FoldBranch } from "../fixtures/fold.ts";
 const HOST: HostFacts = {
 	budget: 1_000_000,
 	prices: { uncached: 1, cached: 0.1, longContextAbove: null },
-	fixedText: "",
+	fixedTokens: 0,
 	cwd: "/project",
 };
 
@@ -72,10 +72,11 @@ describe("replayBranch", () => {
 		).toEqual(["priced", "priced"]);
 	});
 
-	it("fold-all: the same folds here, each at the first boundary where its batch is not the newest", () => {
+	it("fold-all: each batch at the first boundary where it is not the newest, the last after the closing reply", () => {
 		const { entries } = staged();
 		const all = replayPolicy(entries, "fold-all", options, () => HOST);
-		expect(all).toMatchObject({ commits: 2, folds: 2, rewrites: 2, unattributed: 0 });
+		// Stage 3 folds at the final turn's boundary, as Pi runs it; no request follows, so no rewrite is sent.
+		expect(all).toMatchObject({ commits: 3, folds: 3, rewrites: 2, unattributed: 0, commitRequests: [2, 3, 4] });
 	});
 
 	it("under a tight budget the backstop commits where the price alone would not", () => {

@@ -1,13 +1,15 @@
 /**
  * The runtime benchmark's pure parts (bench/runtime/): the folded fixture has
  * the shape its module promises, a steady boundary declines and a forced one
- * commits, and the store blob bytes are deterministic. No Pi process runs.
+ * commits, a growing session's request path sends what the context hook
+ * alone would, and the store blob bytes are deterministic. No Pi process runs.
  */
 
 import { describe, expect, it } from "vitest";
 import { foldedFixture, RECENT_ROOTS } from "../../bench/runtime/fixtures.ts";
-import { boundaryStep, contextStep, requestPath } from "../../bench/runtime/request-path.ts";
+import { boundaryStep, contextStep, engineOn, requestPath } from "../../bench/runtime/request-path.ts";
 import { blobBytes } from "../../bench/runtime/store-throughput.ts";
+import { assistantTurn } from "../../bench/runtime/turns.ts";
 import { hostFacts } from "../../src/cost/fold-replay.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 
@@ -15,32 +17,39 @@ const options = resolveOptions();
 const host = hostFacts("anthropic/claude-opus-4-5", 5_000, "/project");
 
 describe("foldedFixture", () => {
-	const fixture = foldedFixture(400, options, host);
+	const fixture = foldedFixture(400, options);
 
-	it("folds into one consolidation plus the recent chapter folds", () => {
+	it("folds into one consolidation plus the recent chapter folds, with no edit left to make", () => {
 		expect(fixture.generatedEntries).toBe(400);
 		expect(fixture.visibleFolds).toBe(RECENT_ROOTS + 1);
-		expect([...fixture.shell.lattice.folds.values()].filter((fold) => fold.kind === "consolidation")).toHaveLength(1);
 		expect(fixture.branch.length).toBeGreaterThan(400);
+		expect(engineOn(fixture.branch, options, host).pendingDrafts()).toEqual([]);
 	});
 
 	it("is steady: the boundary declines and leaves nothing to persist", () => {
-		const run = boundaryStep(fixture.branch, fixture.shell, options, host);
+		const engine = engineOn(fixture.branch, options, host);
+		const run = boundaryStep(engine, host);
 		expect(run).toMatchObject({ committed: false, drafts: 0 });
-		expect(run.branch).toHaveLength(fixture.branch.length);
+		expect(engine.entries).toHaveLength(fixture.branch.length);
 	});
 
 	it("a forced boundary commits the raw tail's batches and persists their drafts", () => {
-		const run = boundaryStep(fixture.branch, fixture.shell, options, host, "threshold");
+		const engine = engineOn(fixture.branch, options, host);
+		const run = boundaryStep(engine, host, "threshold");
 		expect(run.committed).toBe(true);
 		expect(run.folds).toBeGreaterThan(0);
 		expect(run.drafts).toBeGreaterThan(0);
+		expect(engine.pendingDrafts()).toEqual([]);
 	});
 
-	it("the request path sends the same messages as the context hook alone in the steady state", () => {
-		expect(requestPath(fixture.branch, fixture.shell, options, host)).toBe(
-			contextStep(fixture.branch, fixture.shell, options, host),
-		);
+	it("a growing session's request path sends what the context hook alone sends after the same turn", () => {
+		const grown = engineOn(fixture.branch, options, host);
+		const alone = engineOn(fixture.branch, options, host);
+		for (let turn = 0; turn < 3; turn++) {
+			const sent = requestPath(grown, host, turn);
+			alone.append(assistantTurn(alone.entries.at(-1), turn));
+			expect(sent).toBe(contextStep(alone, host));
+		}
 	});
 });
 

@@ -14,7 +14,7 @@ import { runCli } from "../../src/cli/main.ts";
 import { readableBytes } from "../../src/cli/report.ts";
 import { cardForModelKey, hostFacts, replayBranch } from "../../src/cost/fold-replay.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
-import { COMMIT_REASON_TEXT } from "../../src/fold/policy/commit-reasons.ts";
+import { COMMIT_REASON_TEXT } from "../../src/fold/pi/commit-reasons.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { REAL_SESSIONS, toJsonl } from "../fixtures/session.ts";
 

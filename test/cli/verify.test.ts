@@ -21,7 +21,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
 import type { VerifyOutcome } from "../../src/cli/verify.ts";
-import { foldIdDigest } from "../../src/fold/records.ts";
+import { foldIdDigest } from "../../src/fold/lattice/records.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { sha256Hex } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";

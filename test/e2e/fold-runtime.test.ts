@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { JsonObject, Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FoldRuntime } from "../../src/fold/runtime.ts";
+import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";

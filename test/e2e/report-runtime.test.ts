@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
-import { commitReasonText } from "../../src/fold/policy/commit-reasons.ts";
+import { commitReasonText } from "../../src/fold/pi/commit-reasons.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { registerStageTool, STAGE_TOOL } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, FAUX_MODEL_ID, FAUX_PROVIDER_ID, reply, toolCall } from "../harness/sdk.ts";

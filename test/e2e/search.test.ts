@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { EVIDENCE_DIR_NAME } from "../../src/fold/evidence.ts";
+import { EVIDENCE_DIR_NAME } from "../../src/fold/store/evidence.ts";
 import { canonicalBytes, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
 import { DOCS_FACT, DOCS_TOOL, stageFact } from "../fixtures/search-extension.ts";
 import {

@@ -9,11 +9,11 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { SUMMARIZER_ENTRY_SUFFIX } from "../../src/fold/briefs/summarizer-prompt.ts";
+import type { FoldRecord } from "../../src/fold/lattice/records.ts";
 import type { PiFoldOptions } from "../../src/fold/options.ts";
-import type { FoldRecord } from "../../src/fold/records.ts";
-import type { FoldRuntime } from "../../src/fold/runtime.ts";
-import { liveLattice, rebuildState } from "../../src/fold/state.ts";
-import { SUMMARIZER_ENTRY_SUFFIX } from "../../src/fold/summarizer-prompt.ts";
+import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
+import { liveLattice, rebuildState } from "../../src/fold/state/state.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { registerStageTool } from "../fixtures/stage-tool.ts";
 import {

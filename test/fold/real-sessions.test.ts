@@ -4,13 +4,19 @@ import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { BRIEF_MAX_CHARS, recallCalls } from "../../src/fold/brief.ts";
-import { consolidateFolds, createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice.ts";
-import { checkLattice, foldTree, visibleLayout } from "../../src/fold/lattice-view.ts";
-import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
-import { emptyLattice, type FoldLattice, isRefusal, latticeFromRecords, leafEntryIds } from "../../src/fold/records.ts";
-import { openFileFoldStore } from "../../src/fold/store-file.ts";
-import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/units.ts";
+import { BRIEF_MAX_CHARS, recallCalls } from "../../src/fold/briefs/brief.ts";
+import { editDrafts, planWindow } from "../../src/fold/engine/materialize.ts";
+import { consolidateFolds, createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice.ts";
+import { checkLattice, foldTree, visibleLayout } from "../../src/fold/lattice/lattice-view.ts";
+import {
+	emptyLattice,
+	type FoldLattice,
+	isRefusal,
+	latticeFromRecords,
+	leafEntryIds,
+} from "../../src/fold/lattice/records.ts";
+import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/lattice/units.ts";
+import { openFileFoldStore } from "../../src/fold/store/store-file.ts";
 import { canonicalJson, canonicalSpanBytes } from "../../src/session/canonical.ts";
 import { persistDrafts, REAL_SESSIONS, realBranch } from "../fixtures/fold.ts";
 

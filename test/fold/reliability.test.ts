@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { expandFold, foldSpan, peekFold } from "../../src/fold/actions.ts";
-import { BRIEF_MAX_CHARS } from "../../src/fold/brief.ts";
-import { type FoldRecord, foldIdDigest } from "../../src/fold/records.ts";
-import { rebuildState, stateEntryTypes } from "../../src/fold/state.ts";
-import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store.ts";
-import { blobRelativePath, foldStoreDir, openFileFoldStore } from "../../src/fold/store-file.ts";
+import { expandFold, foldSpan, peekFold } from "../../src/fold/actions/actions.ts";
+import { BRIEF_MAX_CHARS } from "../../src/fold/briefs/brief.ts";
+import { type FoldRecord, foldIdDigest } from "../../src/fold/lattice/records.ts";
+import { rebuildState, stateEntryTypes } from "../../src/fold/state/state.ts";
+import { createMemoryFoldStore, type FoldStore } from "../../src/fold/store/store.ts";
+import { blobRelativePath, foldStoreDir, openFileFoldStore } from "../../src/fold/store/store-file.ts";
 import { FoldBranch } from "../fixtures/fold.ts";
 import { foldWorkspace } from "../fixtures/workspace.ts";
 

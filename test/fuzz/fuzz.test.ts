@@ -22,11 +22,11 @@ import {
 	rebrief,
 	refoldFold,
 	unmarkFold,
-} from "../../src/fold/actions.ts";
-import { checkLattice } from "../../src/fold/lattice-view.ts";
-import { editDrafts, planWindow } from "../../src/fold/materialize.ts";
-import { liveLattice, rebuildState, stateEntryTypes } from "../../src/fold/state.ts";
-import { analyzeBranch } from "../../src/fold/units.ts";
+} from "../../src/fold/actions/actions.ts";
+import { editDrafts, planWindow } from "../../src/fold/engine/materialize.ts";
+import { checkLattice } from "../../src/fold/lattice/lattice-view.ts";
+import { analyzeBranch } from "../../src/fold/lattice/units.ts";
+import { liveLattice, rebuildState, stateEntryTypes } from "../../src/fold/state/state.ts";
 import { canonicalJson, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
 import { FoldBranch, persistDrafts } from "../fixtures/fold.ts";
 import { foldWorkspace } from "../fixtures/workspace.ts";

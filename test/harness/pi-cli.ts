@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { STRICT_APPEND_ONLY_ENV } from "../../src/fold/runtime.ts";
+import { STRICT_APPEND_ONLY_ENV } from "../../src/fold/pi/runtime.ts";
 import { reportProblem } from "./tripwire.ts";
 
 /** Repository root: the package Pi loads with `-e` (package.json `pi.extensions`). */

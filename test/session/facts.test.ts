@@ -7,8 +7,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { compileSummary } from "../../src/compaction/summary/compile.ts";
-import { deterministicBrief } from "../../src/fold/brief.ts";
-import { analyzeBranch, closedChapters } from "../../src/fold/units.ts";
+import { deterministicBrief } from "../../src/fold/briefs/brief.ts";
+import { analyzeBranch, closedChapters } from "../../src/fold/lattice/units.ts";
 import { FILE_KINDS, failureRecords, fileTouchesByKind, spanFacts } from "../../src/session/facts.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { normalizeBranch } from "../../src/session/normalize.ts";

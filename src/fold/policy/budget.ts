@@ -35,6 +35,11 @@ export interface WindowReading {
 	fixedTokens: number;
 	/** fixedTokens plus every entry's tokens. */
 	total: number;
+	/**
+	 * Tokens of the entries at branch positions `[start, end)`, when the
+	 * reader keeps a running sum (the engine does); else sum `entryTokens`.
+	 */
+	rangeTokens?: (start: number, end: number) => number;
 }
 
 /** Estimates per message object: Pi's projection reuses an unedited entry's message, so most are hits. */

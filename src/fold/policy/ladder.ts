@@ -18,11 +18,11 @@
  * long-context guard override the price.
  */
 
-import { indexLattice, type LatticeIndex } from "../lattice-index.ts";
-import { MIN_CHAPTER_UNITS } from "../lattice-rules.ts";
-import type { FoldLattice } from "../records.ts";
-import type { PendingMark } from "../state.ts";
-import { type BranchView, closedChapters, type StructuralUnit } from "../units.ts";
+import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
+import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
+import type { FoldLattice } from "../lattice/records.ts";
+import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
+import type { PendingMark } from "../state/state-schema.ts";
 import type { TokenPrices, WindowReading } from "./budget.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
@@ -103,6 +103,7 @@ export interface CommitDecision {
 
 /** Tokens an entry range shows in the window now. */
 function rangeTokens(view: BranchView, reading: WindowReading, start: number, end: number): number {
+	if (reading.rangeTokens) return reading.rangeTokens(start, end);
 	let total = 0;
 	for (let i = start; i < end; i++) total += reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
 	return total;
@@ -139,15 +140,11 @@ export function firstUnsentIndex(view: BranchView): number {
 	return 0;
 }
 
-/** Assistant responses after each entry index: how many requests carried what sits there. */
-function responsesAfter(view: BranchView): number[] {
-	const after = new Array<number>(view.entries.length + 1).fill(0);
-	for (let i = view.entries.length - 1; i >= 0; i--) {
-		const entry = view.entries[i];
-		const isResponse = entry?.type === "message" && entry.message.role === "assistant";
-		after[i] = (after[i + 1] ?? 0) + (isResponse ? 1 : 0);
-	}
-	return after;
+/** Assistant responses after an entry index: how many requests carried what sits there. */
+function responsesAfter(view: BranchView): (index: number) => number {
+	const before = view.responsesBefore;
+	const total = before[view.entries.length] ?? 0;
+	return (index) => total - (before[index] ?? total);
 }
 
 /**
@@ -156,7 +153,7 @@ function responsesAfter(view: BranchView): number[] {
  * search answer each query in log time.
  */
 function coveredBy(index: LatticeIndex): (start: number, end: number) => boolean {
-	const roots = index.ordered.filter((fold) => fold.parentId === undefined);
+	const roots = index.roots;
 	return (start, end) => {
 		let lo = 0;
 		let hi = roots.length;
@@ -263,14 +260,14 @@ export function ladderCandidates(
 			end: range.end,
 			ids: mark.record.kind === "consolidation" ? childIds(mark) : [first, last],
 			freedTokens: Math.max(0, rangeTokens(view, reading, range.start, range.end) - BRIEF_TOKENS_ESTIMATE),
-			age: after[range.end] ?? 0,
+			age: after(range.end),
 			mark,
 		});
 	}
 	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
 
 	const batches: LadderCandidate[] = [];
-	for (const unit of view.units) {
+	for (const unit of batchesOutsideRoots(index, view)) {
 		if (unit.kind !== "tool-batch" || !unit.completed || unit.end > tailStart) continue;
 		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end)) continue;
 		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
@@ -286,7 +283,7 @@ export function ladderCandidates(
 			end: unit.end,
 			ids: [id, id],
 			freedTokens: freed,
-			age: after[unit.end] ?? 0,
+			age: after(unit.end),
 		});
 	}
 	// Read-only batches first: they are the spec's own rung; the rest follow, stalest first within each.
@@ -311,7 +308,7 @@ export function ladderCandidates(
 				end: chapter.end,
 				ids: [view.entries[chapter.start]?.id ?? "", view.entries[chapter.end - 1]?.id ?? ""],
 				freedTokens: freed,
-				age: after[chapter.end] ?? 0,
+				age: after(chapter.end),
 			});
 		}
 	}
@@ -336,10 +333,10 @@ function consolidationCandidate(
 	input: LadderInput,
 	index: LatticeIndex,
 	tailStart: number,
-	after: readonly number[],
+	after: (index: number) => number,
 	pressure: boolean,
 ): LadderCandidate | undefined {
-	const roots = index.ordered.filter((fold) => fold.parentId === undefined && fold.end <= tailStart);
+	const roots = index.roots.filter((fold) => fold.end <= tailStart);
 	const occupancy = input.budget ? input.reading.total / input.budget : 0;
 	if (roots.length <= MAX_VISIBLE_FOLDS && !(pressure && occupancy >= CONSOLIDATION_OCCUPANCY)) return undefined;
 	const { view, reading } = input;
@@ -366,7 +363,7 @@ function consolidationCandidate(
 		end: last.end,
 		ids: run.map((fold) => fold.id),
 		freedTokens: freed,
-		age: after[last.end] ?? 0,
+		age: after(last.end),
 	};
 }
 

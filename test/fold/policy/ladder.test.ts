@@ -5,8 +5,10 @@
 
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { planCommit } from "../../../src/fold/commit.ts";
-import { createFold, type FoldOptions } from "../../../src/fold/lattice.ts";
+import { planCommit } from "../../../src/fold/engine/commit.ts";
+import { createFold, type FoldOptions } from "../../../src/fold/lattice/lattice.ts";
+import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
+import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
 import { readWindow, type TokenPrices } from "../../../src/fold/policy/budget.ts";
 import {
 	BACKSTOP_OCCUPANCY,
@@ -19,9 +21,7 @@ import {
 	MAX_VISIBLE_FOLDS,
 	MIN_COMMIT_FREED_TOKENS,
 } from "../../../src/fold/policy/ladder.ts";
-import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/records.ts";
-import type { PendingMark } from "../../../src/fold/state.ts";
-import { analyzeBranch } from "../../../src/fold/units.ts";
+import type { PendingMark } from "../../../src/fold/state/state-schema.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 
 const PRICES: TokenPrices = { uncached: 1, cached: 0.1, longContextAbove: null };

@@ -1,0 +1,113 @@
+/**
+ * Resuming a long session in the real Pi CLI, with and without pi-fold: a
+ * session file written from a folded fixture, opened with `--session` in
+ * print mode for one request the loopback provider answers, wall time and
+ * peak memory (GNU time's elapsed and maximum resident set size) per run.
+ * Each run gets a fresh copy of the file (a run appends to it); the two arms
+ * alternate, so both see the same machine state.
+ */
+
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { startLoopbackProvider } from "../../test/harness/loopback-provider.ts";
+import {
+	createPiSandbox,
+	node22Path,
+	type PiSandbox,
+	piBaseArgs,
+	piCliPath,
+	piEnv,
+	REPO_ROOT,
+} from "../../test/harness/pi-cli.ts";
+import { median } from "../harness.ts";
+
+/** GNU time, which reports a child's elapsed time and peak resident set size. */
+const GNU_TIME = "/usr/bin/time";
+/** The loopback model's window in these runs (a current long-context model's). */
+const RESUME_CONTEXT_WINDOW = 272_000;
+/** A resume of 20,000 entries takes seconds; a hung one fails the benchmark. */
+const RESUME_TIMEOUT_MS = 300_000;
+
+export interface ResumeRun {
+	seconds: number;
+	maxRssKiB: number;
+}
+
+export interface ResumeTiming {
+	withPiFold: ResumeRun;
+	piAlone: ResumeRun;
+	runs: number;
+}
+
+function resumeOnce(sandbox: PiSandbox, file: string): Promise<ResumeRun> {
+	return new Promise((resolve, reject) => {
+		const args = ["-f", "%e %M", node22Path(), piCliPath(), ...piBaseArgs(sandbox), "--session", file, "-p", "hi"];
+		const child = spawn(GNU_TIME, args, { cwd: sandbox.cwd, env: piEnv(sandbox), stdio: ["ignore", "ignore", "pipe"] });
+		let stderr = "";
+		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+			stderr += chunk;
+		});
+		const timer = setTimeout(() => child.kill("SIGKILL"), RESUME_TIMEOUT_MS);
+		child.on("error", reject);
+		child.on("close", (code) => {
+			clearTimeout(timer);
+			const last = stderr.trim().split("\n").at(-1) ?? "";
+			const [seconds, rss] = last.split(" ").map(Number);
+			if (code !== 0 || !Number.isFinite(seconds) || !Number.isFinite(rss)) {
+				reject(new Error(`pi --session exited ${code}: ${stderr.slice(-800)}`));
+				return;
+			}
+			resolve({ seconds: seconds ?? 0, maxRssKiB: rss ?? 0 });
+		});
+	});
+}
+
+/** Median wall time and peak memory of `runs` resumes of `branch` per arm, alternating arms. */
+export async function timeResume(branch: readonly SessionEntry[], runs: number): Promise<ResumeTiming> {
+	const provider = await startLoopbackProvider();
+	// A window the fixture's folded window fits, and no threshold compaction: the runs time a resume and one request.
+	const common = {
+		baseUrl: provider.baseUrl,
+		contextWindow: RESUME_CONTEXT_WINDOW,
+		settings: { compaction: { enabled: false } },
+	};
+	const arms = {
+		withPiFold: createPiSandbox({ ...common, extensions: [REPO_ROOT] }),
+		piAlone: createPiSandbox({ ...common, extensions: [] }),
+	};
+	try {
+		const measured: Record<keyof typeof arms, ResumeRun[]> = { withPiFold: [], piAlone: [] };
+		for (const [name, sandbox] of Object.entries(arms) as [keyof typeof arms, PiSandbox][]) {
+			const header = {
+				type: "session",
+				version: 3,
+				id: `resume-${name}`,
+				timestamp: "2026-01-01T00:00:00.000Z",
+				cwd: sandbox.cwd,
+			};
+			const lines = [header, ...branch].map((entry) => JSON.stringify(entry)).join("\n");
+			writeFileSync(join(sandbox.root, "original.jsonl"), `${lines}\n`);
+		}
+		// One untimed run per arm first: Pi's TypeScript loader caches the extension's transform, as after any first start.
+		for (let run = -1; run < runs; run++) {
+			for (const [name, sandbox] of Object.entries(arms) as [keyof typeof arms, PiSandbox][]) {
+				mkdirSync(sandbox.sessionDir, { recursive: true });
+				const file = join(sandbox.sessionDir, `run-${run + 1}.jsonl`);
+				copyFileSync(join(sandbox.root, "original.jsonl"), file);
+				const measuredRun = await resumeOnce(sandbox, file);
+				if (run >= 0) measured[name].push(measuredRun);
+			}
+		}
+		const summary = (list: ResumeRun[]): ResumeRun => ({
+			seconds: median(list.map((item) => item.seconds)),
+			maxRssKiB: median(list.map((item) => item.maxRssKiB)),
+		});
+		return { withPiFold: summary(measured.withPiFold), piAlone: summary(measured.piAlone), runs };
+	} finally {
+		arms.withPiFold.dispose();
+		arms.piAlone.dispose();
+		await provider.close();
+	}
+}

@@ -1,0 +1,169 @@
+/**
+ * The `search` action's shell: gathers the sources from one workspace
+ * snapshot (every fold placed on the branch, at any depth, with the lines it
+ * owns; the entries compaction summaries cover; the session's evidence
+ * artifacts), hands them to the pure search (`search.ts`) with readers that
+ * verify every byte (the fold store's read, recall's hash checks, the
+ * evidence store's read), and words the result. Reads only: nothing is
+ * persisted and the window does not change.
+ */
+
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { compactedEntryIds, recall, recordedHashes } from "../../compaction/records/recall.ts";
+import { contentText } from "../../text/lines.ts";
+import { compileMatcher } from "../../text/matcher.ts";
+import { indexLattice } from "../lattice/lattice-index.ts";
+import { isRefusal, leafEntryIds } from "../lattice/records.ts";
+import { EVIDENCE_ADDRESS_PREFIX } from "../store/evidence.ts";
+import { type ActionOutcome, type FoldWorkspace, readSource } from "./actions.ts";
+import {
+	type LineOwner,
+	SEARCH_MAX_HITS,
+	SEARCH_PAGE_HITS,
+	SEARCH_REGEX_BUDGET_MS,
+	type SearchResult,
+	type SearchSource,
+	type SourceBytes,
+	searchSources,
+} from "./search.ts";
+import { searchResultText, searchTimeoutText } from "./search-report.ts";
+
+export interface SearchParams {
+	query: string;
+	regex?: boolean;
+	/** First hit of the page (0-based). */
+	offset?: number;
+	/** Hits on the page, at most SEARCH_MAX_HITS. */
+	limit?: number;
+}
+
+/** The session's evidence artifacts, each with a verified read (the runtime's evidence host). */
+export interface EvidenceArtifacts {
+	artifacts(): Promise<{ hash: string; read(): Promise<SourceBytes> }[]>;
+}
+
+/** What an entry is, in a few words: "repo_stage result", "assistant", "user". */
+function entryWhat(entry: SessionEntry | undefined): string {
+	if (!entry) return "entry";
+	if (entry.type === "custom_message") return `${entry.customType} message`;
+	if (entry.type !== "message") return entry.type;
+	const message = entry.message;
+	if (message.role === "toolResult") return `${message.toolName} ${message.isError ? "error" : "result"}`;
+	if (message.role === "bashExecution") return "user shell run";
+	return message.role;
+}
+
+function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<string> } {
+	const leaves = new Set<string>();
+	const sources: SearchSource[] = [];
+	for (const placement of indexLattice(ws.lattice, ws.view).ordered) {
+		const record = placement.record;
+		const lines: LineOwner[] = [];
+		for (const part of record.parts) {
+			if (part.type === "entry") {
+				const order = ws.view.indexById.get(part.entryId) ?? placement.start;
+				lines.push({ entryId: part.entryId, order, what: entryWhat(ws.branch[order]) });
+				leaves.add(part.entryId);
+				continue;
+			}
+			const inner = leafEntryIds(ws.lattice, part.foldId);
+			for (let i = 0; i < (isRefusal(inner) ? 0 : inner.length); i++) lines.push({ child: part.foldId });
+		}
+		sources.push({
+			kind: "fold",
+			id: record.id,
+			foldKind: record.kind,
+			...(placement.parentId ? { parentId: placement.parentId } : {}),
+			lines,
+			read: async (): Promise<SourceBytes> => {
+				const slice = await readSource(ws, record);
+				return "ok" in slice
+					? { ok: false, code: slice.code ?? "unreadable", message: slice.text }
+					: { ok: true, bytes: slice.bytes };
+			},
+		});
+	}
+	return { sources, leaves };
+}
+
+function compactedSources(ws: FoldWorkspace, folded: ReadonlySet<string>): SearchSource[] {
+	const hashes = recordedHashes(ws.branch);
+	const entryById = (id: string) => ws.sessionEntry?.(id);
+	return compactedEntryIds(ws.branch, hashes)
+		.filter((id) => !folded.has(id))
+		.map((id) => {
+			const order = ws.view.indexById.get(id) ?? -1;
+			return {
+				kind: "entry" as const,
+				id,
+				order,
+				what: entryWhat(order >= 0 ? ws.branch[order] : entryById(id)),
+				read: async (): Promise<SourceBytes> => {
+					const onBranch = (entryId: string) => {
+						const index = ws.view.indexById.get(entryId);
+						return index === undefined ? undefined : ws.branch[index];
+					};
+					const result = recall({ address: id, branch: ws.branch, entryById, hashes, onBranch });
+					return result.ok
+						? { ok: true, bytes: result.bytes }
+						: { ok: false, code: result.code, message: result.message };
+				},
+			};
+		});
+}
+
+/** Where each artifact's window text sits: the tool result that names `evidence:<sha256>`. */
+function evidenceOrder(branch: readonly SessionEntry[]): Map<string, number> {
+	const order = new Map<string, number>();
+	const address = new RegExp(`${EVIDENCE_ADDRESS_PREFIX}([0-9a-f]{64})`, "g");
+	branch.forEach((entry, index) => {
+		if (entry.type !== "message" || entry.message.role !== "toolResult") return;
+		const text = contentText(entry.message.content);
+		if (!text.includes(EVIDENCE_ADDRESS_PREFIX)) return;
+		for (const match of text.matchAll(address)) if (match[1] && !order.has(match[1])) order.set(match[1], index);
+	});
+	return order;
+}
+
+async function evidenceSources(ws: FoldWorkspace, evidence: EvidenceArtifacts): Promise<SearchSource[]> {
+	const order = evidenceOrder(ws.branch);
+	return (await evidence.artifacts()).map((artifact) => ({
+		kind: "evidence" as const,
+		id: `${EVIDENCE_ADDRESS_PREFIX}${artifact.hash}`,
+		order: order.get(artifact.hash) ?? ws.branch.length,
+		read: artifact.read,
+	}));
+}
+
+/** Run a search over one snapshot: the result, or a refusal naming what is wrong with the query. */
+export async function searchWorkspace(
+	ws: FoldWorkspace,
+	evidence: EvidenceArtifacts,
+	params: SearchParams,
+): Promise<{ ok: true; result: SearchResult } | ActionOutcome> {
+	const compiled = compileMatcher(params.query, params.regex === true);
+	if (!compiled.ok) return { ok: false, code: compiled.code, text: compiled.message };
+	const folds = foldSources(ws);
+	const sources = [...compactedSources(ws, folds.leaves), ...folds.sources, ...(await evidenceSources(ws, evidence))];
+	const result = await searchSources({
+		matcher: compiled.matcher,
+		sources,
+		offset: params.offset ?? 0,
+		limit: Math.min(params.limit ?? SEARCH_PAGE_HITS, SEARCH_MAX_HITS),
+	});
+	return { ok: true, result };
+}
+
+/** The `search` action: hits with the exact peek call that reads around each. Changes nothing. */
+export async function searchAction(
+	ws: FoldWorkspace,
+	evidence: EvidenceArtifacts,
+	params: SearchParams,
+): Promise<ActionOutcome> {
+	const searched = await searchWorkspace(ws, evidence, params);
+	if (!("result" in searched)) return searched;
+	const asked = { query: params.query, regex: params.regex === true, toolName: ws.options.toolName };
+	if (searched.result.timedOut)
+		return { ok: false, code: "regex-timeout", text: searchTimeoutText(asked, SEARCH_REGEX_BUDGET_MS) };
+	return { ok: true, text: searchResultText(searched.result, asked) };
+}

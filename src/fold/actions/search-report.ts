@@ -1,0 +1,137 @@
+/**
+ * What a search says: to the model (short, every hit with the exact `peek`
+ * call that reads around it, the next page spelled out) and to the person
+ * at `/context search` (readable sizes, the fold's place, the command that
+ * shows it). Pure formatting over a `SearchResult`.
+ */
+
+import { readableBytes } from "../../text/bytes.ts";
+import { KIND_LABELS } from "../briefs/brief.ts";
+import type { SearchHit, SearchResult, SourceFailure } from "./search.ts";
+import { SEARCH_COUNT_MAX, SEARCH_MAX_SCAN_BYTES } from "./search.ts";
+
+/** Unreadable sources named one by one; the rest are counted. */
+export const SEARCH_FAILURES_LISTED = 5;
+
+export interface SearchAsked {
+	query: string;
+	regex: boolean;
+	toolName: string;
+}
+
+const integer = new Intl.NumberFormat("en-US");
+const plural = (count: number, one: string, many = `${one}s`) => `${integer.format(count)} ${count === 1 ? one : many}`;
+
+function queryLabel(asked: SearchAsked): string {
+	return `${JSON.stringify(asked.query)} (${asked.regex ? "regular expression" : "literal"})`;
+}
+
+/** "41 folds (3.5 MB), 2 evidence artifacts (240.0 KB), 0 compacted entries": bytes read and verified per kind. */
+function searchedText(result: SearchResult): string {
+	const { fold, evidence, entry } = result.searched;
+	const part = (count: number, bytes: number, one: string, many?: string) =>
+		`${plural(count, one, many)}${count > 0 ? ` (${readableBytes(bytes)})` : ""}`;
+	return [
+		part(fold.count, fold.bytes, "fold"),
+		part(evidence.count, evidence.bytes, "evidence artifact"),
+		part(entry.count, entry.bytes, "compacted entry", "compacted entries"),
+	].join(", ");
+}
+
+function countText(result: SearchResult, one = "hit", many = `${one}s`): string {
+	if (result.total === 0) return `no ${many}`;
+	return result.countCapped ? `at least ${integer.format(SEARCH_COUNT_MAX)} ${many}` : plural(result.total, one, many);
+}
+
+function whereForModel(hit: SearchHit): string {
+	if (hit.source === "evidence") return `evidence ${hit.id}`;
+	const entry = hit.entryId ? `entry ${hit.entryId}${hit.what ? ` (${hit.what})` : ""}` : "";
+	if (hit.source === "entry") return `compacted ${entry}`;
+	const kind = hit.foldKind ? KIND_LABELS[hit.foldKind].toLowerCase() : "fold";
+	return `fold ${hit.id} (${kind}${hit.parentId ? ` inside ${hit.parentId}` : ""})${entry ? `, ${entry}` : ""}`;
+}
+
+function failureLines(failures: readonly SourceFailure[]): string[] {
+	if (failures.length === 0) return [];
+	const listed = failures
+		.slice(0, SEARCH_FAILURES_LISTED)
+		.map((failure) => `- ${failure.source} ${failure.id}: ${failure.code}: ${failure.message}`);
+	const rest = failures.length - listed.length;
+	return [
+		`Not searched, ${plural(failures.length, "source")} failed verification or could not be read:`,
+		...listed,
+		...(rest > 0 ? [`- and ${rest} more`] : []),
+	];
+}
+
+function limitsLine(result: SearchResult): string[] {
+	return result.notScanned > 0
+		? [
+				`Not scanned: ${plural(result.notScanned, "source")} past the ${readableBytes(SEARCH_MAX_SCAN_BYTES)} a search reads.`,
+			]
+		: [];
+}
+
+/** The tool result: header, one block per hit with its peek call, then paging and failures. */
+export function searchResultText(result: SearchResult, asked: SearchAsked): string {
+	const first = result.offset + 1;
+	const last = result.offset + result.hits.length;
+	const shown = result.hits.length > 0 && result.hits.length < result.total ? ` (${first}–${last} shown)` : "";
+	const lines = [
+		`Search ${queryLabel(asked)}: ${countText(result)}${shown} in the exact sources of ${searchedText(result)}, each sha256-verified. Entries shown raw in the window are not searched. The window is unchanged.`,
+	];
+	result.hits.forEach((hit, index) => {
+		const call = JSON.stringify({ action: "peek", id: hit.id, offset: hit.peek.offset, bytes: hit.peek.bytes });
+		lines.push(
+			`${result.offset + index + 1}. ${whereForModel(hit)}, byte ${hit.offset} of ${hit.totalBytes}:`,
+			`   ${hit.context}`,
+			`   Read it: ${asked.toolName} ${call}`,
+		);
+	});
+	if (last < Math.min(result.total, SEARCH_COUNT_MAX)) {
+		const next = { action: "search", query: asked.query, ...(asked.regex ? { regex: true } : {}), offset: last };
+		lines.push(`More hits: ${asked.toolName} ${JSON.stringify(next)}`);
+	}
+	lines.push(...limitsLine(result), ...failureLines(result.failures));
+	return lines.join("\n");
+}
+
+/** The refusal when a regular expression ran out of time: nothing is reported as found. */
+export function searchTimeoutText(asked: SearchAsked, budgetMs: number): string {
+	return `The regular expression ${JSON.stringify(asked.query)} ran past its ${budgetMs / 1000} s budget and was stopped, so nothing is reported. Search a literal text instead, or a pattern without nested repetition such as (a+)+.`;
+}
+
+function whereForPerson(hit: SearchHit, command: string, toolName: string): string[] {
+	const at = `at ${readableBytes(hit.offset)} of ${readableBytes(hit.totalBytes)}`;
+	const what = hit.what
+		? `, in ${hit.what.startsWith("assistant") || hit.what === "user" ? `a ${hit.what} message` : `a ${hit.what}`}`
+		: "";
+	if (hit.source === "fold") {
+		const kind = hit.foldKind ? KIND_LABELS[hit.foldKind].toLowerCase() : "fold";
+		return [
+			`Fold ${hit.id} (${kind}${hit.parentId ? `, inside ${hit.parentId}` : ""})${what}, ${at}:`,
+			`See it: /${command} peek ${hit.id}`,
+		];
+	}
+	if (hit.source === "entry")
+		return [`Compacted session entry ${hit.id}${what}, ${at}:`, `See it: /${command} peek ${hit.id}`];
+	const call = JSON.stringify({ action: "peek", id: hit.id });
+	return [`Evidence artifact ${hit.id.slice(0, 21)}…, ${at}:`, `The model reads it with ${toolName} ${call}`];
+}
+
+/** `/context search <text>` for the person. */
+export function searchReport(result: SearchResult, asked: SearchAsked & { command: string }): string {
+	const count = countText(result, "match", "matches");
+	const lines = [
+		`Search for ${queryLabel(asked)} in what the window no longer shows: ${count}.`,
+		`Searched ${searchedText(result)}; every source's sha256 was checked. Entries shown raw in the window are not searched.`,
+	];
+	result.hits.forEach((hit, index) => {
+		const [head, see] = whereForPerson(hit, asked.command, asked.toolName);
+		lines.push(`  ${index + 1}. ${head}`, `       ${hit.context}`, `     ${see}`);
+	});
+	const rest = Math.min(result.total, SEARCH_COUNT_MAX) - result.hits.length;
+	if (rest > 0) lines.push(`  … and ${plural(rest, "more match", "more matches")}; narrow the text to see them here.`);
+	lines.push(...limitsLine(result), ...failureLines(result.failures));
+	return lines.join("\n");
+}

@@ -1,0 +1,82 @@
+/**
+ * The automatic commit's decision step: the ladder's input from the branch,
+ * the lattice, the fold state and the window reading; the ladder's verdict;
+ * and, when it commits, every decided fold planned against one evolving
+ * lattice. Pure: the engine applies the plan once the host has stored the
+ * new folds' sources.
+ */
+
+import type { FoldOptions } from "../lattice/lattice.ts";
+import type { FoldLattice } from "../lattice/records.ts";
+import type { BranchView } from "../lattice/units.ts";
+import type { ResolvedOptions } from "../options.ts";
+import type { WindowReading } from "../policy/budget.ts";
+import { type CommitDecision, decideCommit, type LadderInput } from "../policy/ladder.ts";
+import type { FoldState } from "../state/state.ts";
+import { type PlannedCommit, planCommit } from "./commit.ts";
+import type { HostFacts } from "./host-facts.ts";
+
+/** Why the ladder is asked out of turn: Pi is about to compact, or a request is over the serving budget. */
+export type ForcedBy = "threshold" | "fence";
+
+/** What may fold at a later commit, for the summarizer to prepare briefs: the ladder's input and fresh tail. */
+export interface PrepareHint {
+	input: LadderInput;
+	tailStart: number;
+}
+
+export type AutomaticPlan =
+	| { kind: "off" }
+	| { kind: "declined"; decision: CommitDecision; prepare: PrepareHint }
+	| { kind: "empty"; decision: CommitDecision }
+	| { kind: "planned"; decision: CommitDecision; planned: PlannedCommit; input: LadderInput };
+
+export interface AutomaticInput {
+	view: BranchView;
+	lattice: FoldLattice;
+	state: FoldState;
+	reading: WindowReading;
+	host: HostFacts;
+	options: ResolvedOptions;
+	/** A rewrite happens anyway (an action announced one) or the cache is cold. */
+	freeRewrite: boolean;
+	force?: ForcedBy;
+	/** Commit only if the window ends at or under this many tokens (Pi's compaction line), else decline. */
+	under?: number;
+	/** Briefs prepared before this commit (model summaries); undefined: deterministic. */
+	briefSource?: FoldOptions["briefSource"];
+}
+
+/** Ask the ladder and, when it commits, plan the commit. */
+export function planAutomatic(input: AutomaticInput): AutomaticPlan {
+	const { view, lattice, state, reading, host, options } = input;
+	const protectedIds = new Set(state.data.protected);
+	const ladder: LadderInput = {
+		view,
+		lattice,
+		protectedIds,
+		reading,
+		budget: host.budget,
+		prices: host.prices,
+		contextToolName: options.toolName,
+		foldPeekResults: options.foldPeekResults,
+		marks: state.data.marks,
+		freeRewrite: input.freeRewrite,
+		force: input.force,
+	};
+	const decision = decideCommit(ladder);
+	const enough = input.under === undefined || reading.total - decision.freedTokens <= input.under;
+	if (!decision.commit || !enough) {
+		return { kind: "declined", decision, prepare: { input: ladder, tailStart: decision.freshTailStart } };
+	}
+	const planned = planCommit(decision, {
+		view,
+		lattice,
+		protectedIds,
+		freshTailStart: decision.freshTailStart,
+		toolName: options.toolName,
+		cwd: host.cwd,
+		...(input.briefSource ? { briefSource: input.briefSource } : {}),
+	});
+	return planned ? { kind: "planned", decision, planned, input: ladder } : { kind: "empty", decision };
+}

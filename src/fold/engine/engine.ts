@@ -1,0 +1,479 @@
+/**
+ * The fold engine: every decision pi-fold makes about the window, as one
+ * state machine over plain data. It knows nothing of Pi: a host (the Pi
+ * adapter in src/fold/pi/, or the headless driver that replays a recorded
+ * branch) tells it what changed (entries appended to the branch, a new
+ * branch, the host's facts, tool calls, usage, agent and command actions)
+ * and carries out what it decides (custom entries to persist, `context_edit`
+ * drafts, the request to send, the status to show).
+ *
+ * Work per request is proportional to what changed since the last one: the
+ * branch view, Pi's projection with its token reading, the lattice index and
+ * the drafts are kept current as entries are appended (branch.ts,
+ * window.ts, drafts.ts), and rebuilt only when the branch is replaced.
+ *
+ * Decisions change the state at once; their custom entries wait in a queue
+ * for the next boundary (or for the host to flush them while Pi is idle).
+ * Automatic commits come in two steps (`planAutoCommit`, then `applyCommit`
+ * or `declineCommit`) so the host can write the new folds' sources to the
+ * store in between: a fold whose source is not stored is never applied.
+ */
+
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
+import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
+import type { FoldOptions } from "../lattice/lattice.ts";
+import { indexLattice } from "../lattice/lattice-index.ts";
+import type { FoldLattice, FoldOrigin, FoldRecord } from "../lattice/records.ts";
+import type { BranchView } from "../lattice/units.ts";
+import type { ResolvedOptions } from "../options.ts";
+import { type BudgetFacts, type FenceVerdict, fenceVerdict, type WindowReading } from "../policy/budget.ts";
+import type { CommitDecision } from "../policy/ladder.ts";
+import {
+	emptyFoldState,
+	type FoldState,
+	type LiveLattice,
+	liveLatticeAfter,
+	persistChange,
+	rebuildState,
+} from "../state/state.ts";
+import type { FoldOp } from "../state/state-schema.ts";
+import type { EvidenceFacts } from "../store/evidence.ts";
+import { createMemoryFoldStore, type FoldStore } from "../store/store.ts";
+import { type AutomaticPlan, type ForcedBy, type PrepareHint, planAutomatic } from "./automatic.ts";
+import { BranchTracker } from "./branch.ts";
+import { type CommitSummary, describeCommit, type QueuedEntry } from "./commit.ts";
+import type { HostFacts } from "./host-facts.ts";
+import {
+	announce,
+	emptyInstrument,
+	firstDivergence,
+	type InstrumentState,
+	type LoadoutDigests,
+	messageDigest,
+	observeLoadout,
+	observeRequest,
+	observeUsage,
+	type RewriteCause,
+	type RewriteEvent,
+} from "./instrument.ts";
+import { NextWindow } from "./next-window.ts";
+import { EntryQueue } from "./queue.ts";
+import { lostAnnouncements } from "./recovery.ts";
+import { freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
+
+/** What the engine keeps between events besides the fold state (counters and flags status reports). */
+export interface EngineCounters {
+	lastCommit: CommitSummary | undefined;
+	commits: number;
+	cancelledCompactions: number;
+	fenceRefusals: number;
+}
+
+/** What one request's `context` hook decided. */
+export interface RequestOutcome {
+	/** Messages to send instead of the host's (a preview of drafts not yet persisted); undefined: send as they are. */
+	sent: AgentMessage[] | undefined;
+	/** Set when the request must not go out (over the serving budget after every lossless fold). */
+	refused: Extract<FenceVerdict, { ok: false }> | undefined;
+	/** A rewrite of what the previous request sent, with its announced causes (none: unattributed). */
+	rewrite: RewriteEvent | undefined;
+	/** Estimated prompt tokens of what goes out (or would have), system prompt included. */
+	tokens: number;
+}
+
+export class FoldEngine {
+	readonly options: ResolvedOptions;
+	private readonly tracker: BranchTracker;
+	/** What the next request holds: Pi's projection, its reading, the pending drafts. */
+	private readonly next: NextWindow;
+	private state: FoldState = emptyFoldState();
+	private live: LiveLattice | undefined;
+	/** Entries some fold record (live or dissolved) has covered: only these are ever restored. */
+	private managed = new Set<string>();
+	private instrumentState: InstrumentState = emptyInstrument();
+	private storeOf: FoldStore = createMemoryFoldStore();
+	/** Custom entries decided and not yet persisted. */
+	private readonly queued = new EntryQueue();
+	/** Why the next window rewrite happens; handed to the instrument when edits land. */
+	private causes = new Set<RewriteCause>();
+	/** A blocking tool ran since the last commit: the prefix cache is presumed cold, a commit costs no extra re-read. */
+	private coldCache = false;
+	/** Set once another process is seen appending to the session file: automatic folding stops. */
+	private otherWriterId: string | undefined;
+	readonly counters: EngineCounters = { lastCommit: undefined, commits: 0, cancelledCompactions: 0, fenceRefusals: 0 };
+	/** The ladder's last decision (for status: why a boundary did not commit). */
+	private lastDecision: CommitDecision | undefined;
+	/** Briefs prepared ahead of a commit (the model summarizer's); undefined: deterministic briefs. */
+	briefSource: ((cwd: string) => FoldOptions["briefSource"]) | undefined;
+	/** The last observed request's messages and their digests. */
+	private observed: { messages: readonly AgentMessage[]; digests: readonly string[] } | undefined;
+
+	constructor(options: ResolvedOptions) {
+		this.options = options;
+		this.tracker = new BranchTracker(options.readOnlyTools);
+		this.next = new NextWindow(this.tracker);
+	}
+
+	// --- The branch ---
+
+	/** A new session or branch (start, resume, reload, tree navigation): everything is rebuilt from it. */
+	reset(branch: readonly SessionEntry[], store: FoldStore = createMemoryFoldStore()): void {
+		const prefix = this.options.entryTypePrefix;
+		this.state = rebuildState(branch, prefix);
+		this.managed = new Set();
+		this.noteManaged(this.state.records);
+		this.storeOf = store;
+		this.queued.clear();
+		this.causes.clear();
+		this.coldCache = false;
+		this.otherWriterId = undefined;
+		this.counters.lastCommit = lastCommitOn(branch, prefix);
+		this.lastDecision = undefined;
+		this.replaceBranch(branch);
+	}
+
+	/** The branch is not the last one grown (a host could not tell what was appended): view and window are rebuilt, the fold state stays. */
+	replaceBranch(branch: readonly SessionEntry[]): void {
+		this.tracker.reset(branch, this.options.readOnlyTools);
+		this.next.reset();
+		this.queued.branchReplaced();
+	}
+
+	/** Entries appended to the end of the active branch, oldest first. */
+	append(fresh: readonly SessionEntry[]): void {
+		if (fresh.length === 0) return;
+		const detachedBefore = indexLattice(this.lattice(), this.tracker.view).detached.size > 0;
+		this.tracker.append(fresh);
+		this.next.append(fresh);
+		// A fold whose entries were not all on the branch may be placeable now: index it again.
+		if (detachedBefore) this.tracker.renew();
+	}
+
+	get entries(): readonly SessionEntry[] {
+		return this.tracker.entries;
+	}
+
+	get view(): BranchView {
+		return this.tracker.view;
+	}
+
+	get foldState(): FoldState {
+		return this.state;
+	}
+
+	get store(): FoldStore {
+		return this.storeOf;
+	}
+
+	get instrument(): InstrumentState {
+		return this.instrumentState;
+	}
+
+	/** The live lattice of the state (dissolved folds removed, rebriefs applied), rebuilt only when the state changes. */
+	lattice(): FoldLattice {
+		if (this.live?.state !== this.state) this.live = liveLatticeAfter(this.live, this.state);
+		return this.live.lattice;
+	}
+
+	// --- Host events ---
+
+	/** The human moved to another branch with `/tree`: the next window is another branch's. */
+	navigated(): void {
+		this.instrumentState = announce(this.instrumentState, "navigation");
+	}
+
+	/** Pi compacted: the next window is rewritten by it. */
+	compacted(): void {
+		this.instrumentState = announce(this.instrumentState, "compaction");
+	}
+
+	/** A tool is about to run; a blocking one leaves the provider's prefix cache cold. */
+	toolCalled(toolName: string): void {
+		if (this.options.blockingTools.includes(toolName)) this.coldCache = true;
+	}
+
+	/** The provider's usage of the last request. */
+	usage(promptTokens: number, cacheRead: number): void {
+		this.instrumentState = observeUsage(this.instrumentState, promptTokens, cacheRead);
+	}
+
+	/** The system prompt and tool set the request carried, and Pi's own loadout then. */
+	loadout(sent: LoadoutDigests, host: LoadoutDigests): void {
+		this.instrumentState = observeLoadout(this.instrumentState, sent, host).state;
+	}
+
+	/** Another process appends to this session file (entry `id` is not ours): automatic folding stops. True the first time. */
+	otherWriter(id: string): boolean {
+		if (this.otherWriterId !== undefined) return false;
+		this.otherWriterId = id;
+		return true;
+	}
+
+	get otherWriterSeen(): boolean {
+		return this.otherWriterId !== undefined;
+	}
+
+	/** Folds the model was told of (a fold or reboundary result) that never landed, and no notice explained yet. */
+	lostFolds(): string[] {
+		const { toolName, entryTypePrefix } = this.options;
+		return lostAnnouncements(this.tracker.entries, this.state, toolName, entryTypePrefix);
+	}
+
+	// --- The queue of custom entries ---
+
+	/** A custom entry to persist at the next boundary (or when the host flushes while idle). */
+	queue(customType: string, data: unknown): void {
+		this.queued.push({ customType, data });
+	}
+
+	/** Everything queued, for a host that persists it now (Pi idle, or a settled run). */
+	takeQueued(): QueuedEntry[] {
+		return this.queued.take();
+	}
+
+	/** Queue again whatever the last boundary handed over that the branch does not hold. */
+	reconcile(): void {
+		this.queued.reconcile(this.tracker.entries);
+	}
+
+	// --- Actions ---
+
+	/** A snapshot for an action. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
+	workspace(origin: FoldOrigin, cwd: string, sessionEntry?: (id: string) => SessionEntry | undefined): FoldWorkspace {
+		const branch = this.tracker.entries;
+		return {
+			branch,
+			view: this.tracker.view,
+			state: this.state,
+			lattice: this.lattice(),
+			store: this.storeOf,
+			options: this.options,
+			cwd,
+			freshTailStart: freshTailStart(branch, origin),
+			origin,
+			...(sessionEntry ? { sessionEntry } : {}),
+		};
+	}
+
+	/** Apply an action's (or a commit's) change to the state and queue the entries that make it durable. */
+	apply(outcome: ActionOutcome, commit?: CommitSummary): void {
+		const change = outcome.change;
+		if (!outcome.ok || !change) return;
+		const baselines = this.baselinesFor(change.records);
+		const ops = baselines ? [...change.ops, baselines] : change.ops;
+		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, ops, commit);
+		this.state = plan.state;
+		this.noteManaged(change.records);
+		for (const cause of change.causes) this.causes.add(cause);
+		this.queued.push(...plan.entries);
+	}
+
+	private noteManaged(records: readonly FoldRecord[]): void {
+		for (const record of records)
+			for (const part of record.parts) if (part.type === "entry") this.managed.add(part.entryId);
+	}
+
+	/** Entries a new fold covers for the first time that another extension had already edited. */
+	private baselinesFor(records: readonly FoldRecord[]): FoldOp | undefined {
+		const edits = this.tracker.latestEdits;
+		const entries: Record<string, NonNullable<ReturnType<typeof edits.get>>["replacement"]> = {};
+		for (const record of records) {
+			for (const part of record.parts) {
+				const edit = part.type === "entry" && !this.managed.has(part.entryId) ? edits.get(part.entryId) : undefined;
+				if (edit) entries[edit.targetId] = edit.replacement;
+			}
+		}
+		return Object.keys(entries).length > 0 ? { op: "baseline", entries } : undefined;
+	}
+
+	// --- The automatic commit ---
+
+	/**
+	 * Let the ladder decide a commit and plan it. Nothing changes until
+	 * `applyCommit` (after the host stored the sources) or `declineCommit`.
+	 * `under`: commit only if the window ends at or under it (Pi's compaction
+	 * line; otherwise Pi compacts anyway).
+	 */
+	planAutoCommit(host: HostFacts, force?: ForcedBy, under?: number): AutomaticPlan {
+		if (this.otherWriterId !== undefined) return { kind: "off" };
+		const plan = planAutomatic({
+			view: this.tracker.view,
+			lattice: this.lattice(),
+			state: this.state,
+			reading: this.reading(host),
+			host,
+			options: this.options,
+			freeRewrite: this.causes.size > 0 || this.coldCache,
+			...(force ? { force } : {}),
+			...(under === undefined ? {} : { under }),
+			briefSource: this.briefSource?.(host.cwd),
+		});
+		this.lastDecision = plan.kind === "off" ? this.lastDecision : plan.decision;
+		return plan;
+	}
+
+	/** Apply a planned commit; returns whether it created folds and what the ladder may propose next. */
+	applyCommit(plan: Extract<AutomaticPlan, { kind: "planned" }>): { folded: boolean; prepare: PrepareHint } {
+		const { planned, input, decision } = plan;
+		this.apply({ ok: true, text: "", change: planned.change }, planned.summary);
+		this.counters.lastCommit = planned.summary;
+		this.counters.commits++;
+		this.coldCache = false;
+		return {
+			folded: planned.change.records.length > 0,
+			prepare: {
+				input: { ...input, lattice: this.lattice(), marks: this.state.data.marks },
+				tailStart: decision.freshTailStart,
+			},
+		};
+	}
+
+	/** A planned commit the host could not carry out (its sources could not be stored): nothing is applied. */
+	declineCommit(plan: Extract<AutomaticPlan, { kind: "planned" }>, why: string): void {
+		this.lastDecision = { ...plan.decision, commit: false, declined: why };
+	}
+
+	/** A forced commit stood in for Pi's threshold compaction. */
+	cancelledCompaction(): void {
+		this.counters.cancelledCompactions++;
+	}
+
+	// --- What the host shows ---
+
+	/** Status details: folds, budget, instrument, the automatic commits, pending edits. */
+	status(budget: BudgetFacts, host: HostFacts, evidence?: EvidenceFacts): StatusDetails {
+		return statusDetails({
+			lattice: this.lattice(),
+			view: this.tracker.view,
+			state: this.state,
+			instrument: this.instrumentState,
+			budget,
+			store: { kind: this.storeOf.kind, location: this.storeOf.location },
+			pendingEdits: this.pendingDrafts().length,
+			automatic: this.automaticFacts(host),
+			...(evidence ? { evidence } : {}),
+		});
+	}
+
+	private automaticFacts(host: HostFacts): AutomaticFacts {
+		const marks = this.state.data.marks;
+		const { lastCommit } = this.counters;
+		return {
+			scheduling: this.options.foldScheduling,
+			marks,
+			reading: marks.length > 0 ? this.reading(host) : undefined,
+			view: this.tracker.view,
+			lastCommit,
+			lastCommitText: lastCommit ? describeCommit(lastCommit) : undefined,
+			declined: this.lastDecision?.commit === false ? this.lastDecision.declined : undefined,
+			commits: this.counters.commits,
+			cancelledCompactions: this.counters.cancelledCompactions,
+			fenceRefusals: this.counters.fenceRefusals,
+		};
+	}
+
+	// --- The window ---
+
+	/** Edits that move the persisted window to the current fold state. */
+	pendingDrafts(): ContextEditEntryDraft[] {
+		const lattice = this.lattice();
+		return this.next.drafts({
+			state: this.state,
+			lattice,
+			parents: this.live?.parents ?? new Map(),
+			brandNoun: this.options.brandNoun,
+			managed: this.managed,
+		});
+	}
+
+	/** What the next request will hold once every decided edit is persisted, with range sums by branch position. */
+	reading(host: Pick<HostFacts, "fixedTokens">): WindowReading {
+		return this.next.reading(host.fixedTokens, this.pendingDrafts());
+	}
+
+	/** Announce the causes of the rewrite about to happen (a commit when none was recorded). */
+	private announceCauses(): void {
+		if (this.causes.size === 0) this.causes.add("commit");
+		for (const cause of this.causes) this.instrumentState = announce(this.instrumentState, cause);
+		this.causes.clear();
+	}
+
+	/**
+	 * What a turn boundary hands Pi after any commit: the queued custom
+	 * entries and the drafts, or nothing. Drafts that change what the last
+	 * request sent announce their causes; drafts the `context` hook already
+	 * previewed change nothing the provider has not seen.
+	 */
+	boundaryEntries(): { custom: QueuedEntry[]; drafts: ContextEditEntryDraft[] } | undefined {
+		const drafts = this.pendingDrafts();
+		if (drafts.length === 0 && this.queued.size === 0) return undefined;
+		const custom = this.queued.handOff(this.tracker.entries.length);
+		if (drafts.length > 0 && this.wouldRewrite(drafts)) this.announceCauses();
+		else this.causes.clear();
+		return { custom, drafts };
+	}
+
+	private wouldRewrite(drafts: readonly ContextEditEntryDraft[]): boolean {
+		const next = this.next.withDrafts(drafts).messages().map(messageDigest);
+		return firstDivergence(this.instrumentState.digests, next) !== -1;
+	}
+
+	/**
+	 * Digests of a request's messages. Messages the last observed request
+	 * carried (the same objects, in the same places) keep their digests, so a
+	 * request that appends digests only what it appends.
+	 */
+	private digestsOf(messages: readonly AgentMessage[]): string[] {
+		const last = this.observed;
+		const digests: string[] = [];
+		let same = 0;
+		if (last)
+			while (same < messages.length && same < last.messages.length && messages[same] === last.messages[same]) same++;
+		for (let i = 0; i < messages.length; i++)
+			digests.push(i < same && last ? (last.digests[i] ?? "") : messageDigest(messages[i]));
+		this.observed = { messages: [...messages], digests };
+		return digests;
+	}
+
+	/** The request's messages as Pi builds them from the session (system messages excluded). */
+	requestMessages(): readonly AgentMessage[] {
+		return this.next.messages();
+	}
+
+	/** True when the request (the host's messages, or Pi's projection of the session) is over the serving budget. */
+	overBudget(host: HostFacts, messages: readonly AgentMessage[] = this.next.messages()): boolean {
+		return host.budget !== undefined && this.next.requestTokens(messages, host.fixedTokens) > host.budget;
+	}
+
+	/**
+	 * The `context` hook after any fence commit: preview drafts not yet
+	 * persisted (only over what Pi built from the session; anything another
+	 * handler appended stays after it), refuse a request still over the
+	 * serving budget, and observe what goes out. `messages` default to Pi's
+	 * projection of the session (a host without Pi).
+	 */
+	request(host: HostFacts, messages: readonly AgentMessage[] = this.next.messages()): RequestOutcome {
+		const drafts = this.pendingDrafts();
+		const persisted = this.next.messages();
+		let preview: AgentMessage[] | undefined;
+		if (drafts.length > 0 && startsWith(messages, persisted)) {
+			preview = [...this.next.withDrafts(drafts).messages(), ...messages.slice(persisted.length)];
+			this.announceCauses();
+		}
+		const sent = preview ?? messages;
+		const tokens = this.next.requestTokens(sent, host.fixedTokens);
+		const verdict = fenceVerdict(tokens, host.budget, this.options.brandNoun);
+		if (!verdict.ok) {
+			this.counters.fenceRefusals++;
+			return { sent: undefined, refused: verdict, rewrite: undefined, tokens };
+		}
+		// Pi structured-clones the event's messages; when nothing was previewed and no handler added or removed
+		// messages, the projection's own objects (their digests memoized) stand for them.
+		const observedList = !preview && messages.length === persisted.length ? persisted : sent;
+		const observed = observeRequest(this.instrumentState, observedList, this.digestsOf(observedList));
+		this.instrumentState = observed.state;
+		return { sent: preview, refused: undefined, rewrite: observed.event, tokens };
+	}
+}

@@ -1,0 +1,48 @@
+/**
+ * Facts the engine reads off the branch and off message lists: where the
+ * fresh tail starts for an action, the last commit persisted on the branch,
+ * and whether one message list begins with another. Pure; no state.
+ */
+
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { FoldOrigin } from "../lattice/records.ts";
+import type { CommitSummary } from "./commit.ts";
+import { messageDigest } from "./instrument.ts";
+
+/** The newest commit summary on a branch, so status survives a resume. */
+export function lastCommitOn(branch: readonly SessionEntry[], prefix: string): CommitSummary | undefined {
+	const type = `${prefix}:commit`;
+	for (let i = branch.length - 1; i >= 0; i--) {
+		const entry = branch[i];
+		if (entry?.type !== "custom" || entry.customType !== type) continue;
+		const data = (entry.data as { summary?: Partial<CommitSummary> } | undefined)?.summary;
+		if (data?.v === 1 && Array.isArray(data.folds) && typeof data.reason === "string") return data as CommitSummary;
+	}
+	return undefined;
+}
+
+/** True when `messages` begin with `prefix`, message for message (the same object or the same digest). */
+export function startsWith(messages: readonly AgentMessage[], prefix: readonly AgentMessage[]): boolean {
+	if (prefix.length > messages.length) return false;
+	for (let index = 0; index < prefix.length; index++) {
+		const a = messages[index];
+		const b = prefix[index];
+		if (a !== b && messageDigest(a) !== messageDigest(b)) return false;
+	}
+	return true;
+}
+
+/**
+ * Where the fresh tail starts. For the agent: the latest assistant response,
+ * which is still in flight while its tool calls run. For a command typed
+ * while idle: the latest user message, so the exchange in progress stays raw.
+ */
+export function freshTailStart(branch: readonly SessionEntry[], origin: FoldOrigin): number {
+	const role = origin === "agent" ? "assistant" : "user";
+	for (let index = branch.length - 1; index >= 0; index--) {
+		const entry = branch[index];
+		if (entry?.type === "message" && entry.message.role === role) return index;
+	}
+	return branch.length;
+}

@@ -1,0 +1,151 @@
+/**
+ * How the context tool looks in Pi's TUI: one line per call and one line per
+ * result; a peek's source (and any long result) stays collapsed until the
+ * person expands the tool row. The line formatting is pure (tested
+ * directly); `renderCall` / `renderResult` only wrap it in themed `Text`.
+ * Nothing here changes what the model reads.
+ */
+
+import type { AgentToolResult } from "@earendil-works/pi-agent-core";
+import type { Theme, ToolDefinition, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
+import { type Component, Text } from "@earendil-works/pi-tui";
+import type { StatusDetails } from "../actions/status.ts";
+import { readableBytes } from "./context-report.ts";
+import { describeSourceEntry } from "./peek-report.ts";
+
+/** What a context tool result carries besides its text (also what the renderer reads). */
+export interface ToolDetails {
+	action: string;
+	ok: boolean;
+	code?: string;
+	foldId?: string;
+	status: StatusDetails;
+}
+
+/** Pi's render context (not exported by name from the package root). */
+type ToolRenderContext = Parameters<NonNullable<ToolDefinition["renderCall"]>>[2];
+
+/** Characters of a result's first sentence on the collapsed line. */
+export const RESULT_LINE_CHARS = 120;
+/** Source entries an expanded peek shows; the model's result holds them all. */
+export const EXPANDED_PEEK_ENTRIES = 200;
+
+/** The call's arguments as the renderer receives them (possibly still streaming, so all optional). */
+export interface CallArgs {
+	action?: unknown;
+	id?: unknown;
+	ids?: unknown;
+	detail?: unknown;
+	offset?: unknown;
+	brief?: unknown;
+	query?: unknown;
+	children?: unknown;
+}
+
+function span(ids: unknown): string {
+	if (!Array.isArray(ids) || ids.length === 0) return "";
+	const names = ids.map(String);
+	return names.length === 1 ? (names[0] ?? "") : `${names[0]}…${names.at(-1)}`;
+}
+
+/** `fold e1…e9 (brief)`, `peek f-abc`, `status tree`: what the call asks, in one line. */
+export function callLine(args: CallArgs): string {
+	const action = typeof args.action === "string" ? args.action : "…";
+	const id = typeof args.id === "string" ? args.id : "";
+	switch (action) {
+		case "status":
+			return typeof args.detail === "string" ? `status ${args.detail}` : "status";
+		case "fold":
+			return `fold ${span(args.ids)}${typeof args.brief === "string" ? " with a brief" : ""}`.trim();
+		case "peek":
+			if (args.children === true) return `list the folds inside ${id}`;
+			return `peek ${id}${typeof args.offset === "number" && args.offset > 0 ? ` from byte ${args.offset}` : ""}`;
+		case "search":
+			return `search ${typeof args.query === "string" ? JSON.stringify(args.query) : ""}`.trim();
+		case "protect":
+		case "unprotect":
+			return `${action} ${span(args.ids)}`.trim();
+		case "reboundary":
+			return `reboundary ${id}${Array.isArray(args.ids) ? ` → ${span(args.ids)}` : ""}`;
+		default:
+			return `${action} ${id}`.trim();
+	}
+}
+
+export interface ResultView {
+	line: string;
+	level: "success" | "error" | "muted";
+	/** Shown only when the row is expanded. */
+	body: string[];
+}
+
+function firstSentence(text: string): string {
+	const line = text.trim().split("\n", 1)[0] ?? "";
+	const sentence = /^.*?[.:](?=\s|$)/.exec(line)?.[0] ?? line;
+	return sentence.length > RESULT_LINE_CHARS ? `${sentence.slice(0, RESULT_LINE_CHARS - 1)}…` : sentence;
+}
+
+function peekBody(text: string): string[] {
+	const at = text.indexOf("\n\n");
+	const lines = at === -1 ? [] : text.slice(at + 2).split("\n");
+	const entries = lines.filter((line) => line.trim() !== "").slice(0, EXPANDED_PEEK_ENTRIES);
+	return entries.map((line) => {
+		try {
+			return describeSourceEntry(JSON.parse(line));
+		} catch {
+			return "… (cut at the end of this slice)";
+		}
+	});
+}
+
+/** The one result line and what expanding shows. */
+export function resultView(details: ToolDetails | undefined, text: string): ResultView {
+	if (!details) return { line: firstSentence(text), level: "muted", body: text.split("\n") };
+	if (!details.ok) return { line: `${details.code ?? "refused"}: ${firstSentence(text)}`, level: "error", body: [] };
+	if (details.action === "search") {
+		const count = /\): ((?:no|at least [\d,]+|[\d,]+) hits?)/.exec(text)?.[1] ?? firstSentence(text);
+		return { line: `search: ${count}, sources sha256 verified`, level: "success", body: text.split("\n") };
+	}
+	const range = /Bytes (\d+)–(\d+) of (\d+)/.exec(text);
+	if (details.action === "peek" && range) {
+		const size = ` ${readableBytes(Number(range[2]) - Number(range[1]))} of ${readableBytes(Number(range[3]))}`;
+		const what = details.foldId ? `fold ${details.foldId}` : "entry";
+		return { line: `read ${what}:${size}, sha256 verified`, level: "success", body: peekBody(text) };
+	}
+	if (details.action === "status") {
+		const { counts, budget, automatic } = details.status;
+		const share = budget.occupancy === null ? "" : `${(100 * budget.occupancy).toFixed(0)}% of the budget, `;
+		const marks = automatic.scheduling.pendingMarks.length;
+		return {
+			line: `${share}${counts.folds} folds (${counts.collapsed} collapsed)${marks > 0 ? `, ${marks} marks pending` : ""}`,
+			level: "success",
+			body: text.split("\n"),
+		};
+	}
+	const lines = text.split("\n");
+	return { line: firstSentence(text), level: "success", body: lines.length > 1 ? lines : [] };
+}
+
+export function renderContextCall(label: string) {
+	return (args: CallArgs, theme: Theme, context: ToolRenderContext): Component => {
+		const text = (context.lastComponent as Text | undefined) ?? new Text("", 0, 0);
+		text.setText(`${theme.fg("toolTitle", theme.bold(label))} ${theme.fg("muted", callLine(args))}`);
+		return text;
+	};
+}
+
+export function renderContextResult(
+	result: AgentToolResult<ToolDetails>,
+	options: ToolRenderResultOptions,
+	theme: Theme,
+	context: ToolRenderContext,
+): Component {
+	if (options.isPartial) return new Text(theme.fg("muted", "…"), 0, 0);
+	const first = result.content.find((part) => part.type === "text");
+	const view = resultView(result.details, first?.type === "text" ? first.text : "");
+	let line = theme.fg(view.level, view.line);
+	if (view.body.length > 0 && !options.expanded)
+		line += ` ${theme.fg("dim", `(${context.keyHint("app.tools.expand", "to expand")})`)}`;
+	const body = options.expanded ? view.body.map((item) => theme.fg("dim", item)) : [];
+	return new Text([line, ...body].join("\n"), 0, 0);
+}

@@ -1,0 +1,322 @@
+/**
+ * The Pi adapter: Pi's events in, the fold engine's decisions carried out.
+ * It decides nothing (src/fold/engine/ does): it tells the engine what Pi
+ * appended to the branch (walking back from the leaf to the last entry the
+ * engine knows, so a request costs what changed, not a walk of the whole
+ * branch), reads the host facts off Pi's context, stores new folds' sources,
+ * persists custom entries (at the boundary, or at once while Pi is idle),
+ * returns `context_edit` drafts from `turn_end` / `agent_before_settle`,
+ * sends the `context` hook's preview, refuses a request over budget out of
+ * band, cancels Pi's threshold compaction when a lossless commit gets under
+ * Pi's line, and runs the summarizer's requests in the background.
+ */
+
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type {
+	ExtensionAPI,
+	ExtensionContext,
+	SessionBoundaryDraft,
+	SessionEntry,
+} from "@earendil-works/pi-coding-agent";
+import { promptTokensOf } from "../../session/tokens.ts";
+import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
+import type { StatusDetails } from "../actions/status.ts";
+import { formatWindowListing } from "../actions/window-listing.ts";
+import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
+import { FoldEngine } from "../engine/engine.ts";
+import { type HostFacts, modelHostFacts } from "../engine/host-facts.ts";
+import { hostLoadout, requestLoadout } from "../engine/instrument.ts";
+import { type ProjectionCandidate, projectionCandidates } from "../engine/projection-candidates.ts";
+import { lostNoticeText, noticeType } from "../engine/recovery.ts";
+import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
+import type { FoldOrigin } from "../lattice/records.ts";
+import type { ResolvedOptions } from "../options.ts";
+import type { WindowReading } from "../policy/budget.ts";
+import { EvidenceHost } from "./evidence-host.ts";
+import { foreignTail } from "./other-writer.ts";
+import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly } from "./runtime-support.ts";
+import { FoldSummarizer } from "./summarizer.ts";
+
+export class FoldRuntime {
+	readonly options: ResolvedOptions;
+	readonly engine: FoldEngine;
+	private readonly pi: ExtensionAPI;
+	/** The leaf the engine's branch ends at; a different leaf means entries were appended (or the branch moved). */
+	private syncedLeaf: string | null | undefined;
+	/** Oversized MCP results as verified artifacts (evidence-host.ts). */
+	readonly evidence: EvidenceHost;
+	/** The last session context, for host callbacks that get none (projection provider, suggestion reports). */
+	private hostCtx: ExtensionContext | undefined;
+	/** Suggestion sources a host registered; their reports persist as custom entries, nothing renders. */
+	readonly suggestions: SuggestionRegistry;
+	/** Model briefs: requested in the background, used by a commit only when ready. */
+	readonly summarizer: FoldSummarizer;
+
+	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
+		this.pi = pi;
+		this.options = options;
+		this.engine = new FoldEngine(options);
+		this.evidence = new EvidenceHost(options);
+		const persist = (customType: string, data: unknown) => {
+			this.engine.queue(customType, data);
+			if (this.hostIdle()) this.flushQueued();
+		};
+		this.suggestions = new SuggestionRegistry((data) =>
+			persist(suggestionEntryType(this.options.entryTypePrefix), data),
+		);
+		this.summarizer = new FoldSummarizer(options, { record: persist });
+		this.engine.briefSource = (cwd) => this.summarizer.briefSource(cwd);
+	}
+
+	/** Wire the runtime to Pi's events. */
+	register(): void {
+		const pi = this.pi;
+		pi.on("session_start", (_event, ctx) => {
+			this.reset(ctx);
+			this.explainLostFolds();
+			this.summarizer.start(ctx);
+		});
+		pi.on("session_tree", (_event, ctx) => {
+			this.reset(ctx);
+			this.engine.navigated();
+		});
+		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
+		// Observation only: returning nothing leaves the prompt and tool declarations to Pi.
+		pi.on("context_with_system", (event, ctx) => {
+			this.engine.loadout(requestLoadout(event.messages), hostLoadout(ctx.getSystemPrompt(), pi.getActiveTools()));
+			return undefined;
+		});
+		// evidenceIngestion: false registers no hook at all, so nothing is ever written.
+		if (this.options.evidenceIngestion) pi.on("tool_result", (event) => this.evidence.onToolResult(event));
+		this.options.setProjectionProvider?.(() => this.projectionCandidates());
+		this.options.setSuggestionSourceRegistrar?.(this.suggestions.register);
+		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("tool_call", (event) => this.engine.toolCalled(event.toolName));
+		pi.on("session_before_compact", async (event, ctx) => {
+			if (event.reason !== "threshold" || !ctx.model) return undefined;
+			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
+			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
+			if (!(await this.autoCommit(ctx, "threshold", line))) return undefined;
+			this.engine.cancelledCompaction();
+			return { cancel: true };
+		});
+		pi.on("agent_settled", (_event, ctx) => {
+			this.sync(ctx);
+			this.engine.reconcile();
+			this.flushQueued();
+		});
+		pi.on("session_compact", () => this.engine.compacted());
+		pi.on("message_end", (event) => {
+			const message = event.message;
+			if (message.role !== "assistant" || !message.usage) return;
+			this.engine.usage(promptTokensOf(message.usage), message.usage.cacheRead ?? 0);
+		});
+	}
+
+	/** Rebuild everything from the active branch (start, resume, reload, tree navigation). */
+	private reset(ctx: ExtensionContext): void {
+		const manager = ctx.sessionManager;
+		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
+		this.engine.reset(manager.getBranch(), store);
+		this.syncedLeaf = manager.getLeafId();
+		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
+		this.hostCtx = ctx;
+	}
+
+	/**
+	 * Tell the engine what Pi appended since it last looked: walk from the
+	 * leaf back to the last entry it knows. A walk that never meets it (the
+	 * branch moved without an event) hands over the whole branch instead.
+	 */
+	private sync(ctx: ExtensionContext): void {
+		const manager = ctx.sessionManager;
+		const leaf = manager.getLeafId();
+		if (leaf === this.syncedLeaf) return;
+		const fresh: SessionEntry[] = [];
+		let at = leaf === null ? undefined : manager.getEntry(leaf);
+		while (at && at.id !== this.syncedLeaf) {
+			fresh.push(at);
+			at = at.parentId === null ? undefined : manager.getEntry(at.parentId);
+		}
+		if (at !== undefined || this.syncedLeaf === null) this.engine.append(fresh.reverse());
+		else this.engine.replaceBranch(manager.getBranch());
+		this.syncedLeaf = leaf;
+	}
+
+	private hostIdle(): boolean {
+		try {
+			return this.hostCtx?.isIdle() ?? false;
+		} catch {
+			return false; // a stale context (after a reload): the next boundary persists the queue
+		}
+	}
+
+	private flushQueued(): void {
+		for (const entry of this.engine.takeQueued()) this.pi.appendEntry(entry.customType, entry.data);
+	}
+
+	/** The facts of the request about to be made: Pi's model, its budget and prices, the system prompt, the cwd. */
+	private host(ctx: ExtensionContext): HostFacts {
+		return modelHostFacts(ctx.model, this.options, ctx.getSystemPrompt(), ctx.cwd);
+	}
+
+	/** One projection candidate per visible collapsed fold (the provider `setProjectionProvider` receives). */
+	projectionCandidates(): ProjectionCandidate[] {
+		try {
+			if (this.hostCtx) this.sync(this.hostCtx);
+		} catch {
+			return [];
+		}
+		return projectionCandidates({
+			lattice: this.engine.lattice(),
+			view: this.engine.view,
+			expanded: new Set(this.engine.foldState.data.expanded),
+			toolName: this.options.toolName,
+		});
+	}
+
+	/** Tell the model, appended at its next turn, about folds it was told of that never landed. */
+	private explainLostFolds(): void {
+		const { toolName, entryTypePrefix } = this.options;
+		const lost = this.engine.lostFolds();
+		if (lost.length === 0) return;
+		this.pi.sendMessage(
+			{
+				customType: noticeType(entryTypePrefix),
+				content: lostNoticeText(lost, toolName),
+				display: true,
+				details: { foldIds: lost },
+			},
+			{ deliverAs: "nextTurn" },
+		);
+	}
+
+	/** A snapshot for actions. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
+	workspace(ctx: ExtensionContext, origin: FoldOrigin): FoldWorkspace {
+		this.sync(ctx);
+		// Recall of entries compacted on earlier branches of the same file.
+		return this.engine.workspace(origin, ctx.cwd, (id) => ctx.sessionManager.getEntry(id));
+	}
+
+	/** Apply an action's change and make it durable (at once when Pi is idle). */
+	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
+		this.sync(ctx);
+		this.engine.apply(outcome);
+		if (ctx.isIdle()) this.flushQueued();
+	}
+
+	/**
+	 * True once another process has appended to this session file: its entries
+	 * are invisible here, so folding would act on a stale branch. Said once.
+	 */
+	private sawOtherWriter(ctx: ExtensionContext): boolean {
+		if (this.engine.otherWriterSeen) return true;
+		const file = ctx.sessionManager.getSessionFile();
+		const foreign = file ? foreignTail(file, (id) => ctx.sessionManager.getEntry(id) !== undefined) : undefined;
+		if (foreign === undefined || !this.engine.otherWriter(foreign)) return false;
+		ctx.ui.notify(
+			`${this.options.brandNoun}: another process is writing this session file (entry ${foreign} is not this process's); automatic folding is off until the session is reopened. Close the other Pi, then /resume.`,
+			"warning",
+		);
+		return true;
+	}
+
+	/**
+	 * Let the engine decide a commit and carry it out: store every new fold's
+	 * source, then apply. True when folds landed. `under`: Pi's compaction line.
+	 */
+	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<boolean> {
+		if (this.sawOtherWriter(ctx)) return false;
+		this.sync(ctx);
+		const plan: AutomaticPlan = this.engine.planAutoCommit(this.host(ctx), force, under);
+		if (plan.kind === "declined") this.prepare(ctx, plan.prepare);
+		if (plan.kind !== "planned") return false;
+		for (const [hash, source] of plan.planned.sources) {
+			try {
+				await this.engine.store.put(source, { expectedHash: hash });
+			} catch (error) {
+				// Nothing is applied: a fold whose source is not stored would not be one peek away.
+				this.engine.declineCommit(plan, `store write failed: ${String(error)}`);
+				return false;
+			}
+		}
+		const applied = this.engine.applyCommit(plan);
+		if (ctx.isIdle()) this.flushQueued();
+		this.prepare(ctx, applied.prepare);
+		return applied.folded;
+	}
+
+	/** Ask the summarizer for briefs of what may fold at a later commit (background; never awaited). */
+	private prepare(ctx: ExtensionContext, hint: PrepareHint): void {
+		this.summarizer.prepare(ctx, hint.input, hint.tailStart);
+	}
+
+	private async onBoundary(
+		proposed: readonly SessionBoundaryDraft[],
+		ctx: ExtensionContext,
+	): Promise<{ entries: SessionBoundaryDraft[] } | undefined> {
+		this.sync(ctx);
+		this.engine.reconcile();
+		await this.autoCommit(ctx);
+		const handed = this.engine.boundaryEntries();
+		if (!handed) return undefined;
+		const custom: SessionBoundaryDraft[] = handed.custom.map((entry) => ({ type: "custom", ...entry }));
+		return { entries: [...proposed, ...custom, ...handed.drafts] };
+	}
+
+	private async onContext(
+		messages: AgentMessage[],
+		ctx: ExtensionContext,
+	): Promise<{ messages: AgentMessage[] } | undefined> {
+		this.sync(ctx);
+		// Over budget: fold whatever is eligible now; the request below previews it.
+		if (this.engine.overBudget(this.host(ctx), messages)) await this.autoCommit(ctx, "fence");
+		const outcome = this.engine.request(this.host(ctx), messages);
+		if (outcome.refused) {
+			// Out of band only: the window never carries the refusal.
+			ctx.ui.notify(outcome.refused.message, "error");
+			ctx.abort();
+			return undefined;
+		}
+		const event = outcome.rewrite;
+		if (event && event.causes.length === 0 && strictAppendOnly()) {
+			throw new Error(
+				`pi-fold: unattributed rewrite at request ${event.request}: message ${event.firstDivergentIndex} changed with no commit, expand, refold, rebrief, reboundary, compaction or navigation behind it (${STRICT_APPEND_ONLY_ENV} is set)`,
+			);
+		}
+		return outcome.sent ? { messages: outcome.sent } : undefined;
+	}
+
+	/** The window's entries and folds with their ids (status detail "window"). */
+	windowListing(ctx: ExtensionContext): string {
+		this.sync(ctx);
+		return formatWindowListing(this.engine.lattice(), this.engine.view, new Set(this.engine.foldState.data.expanded));
+	}
+
+	status(ctx: ExtensionContext): StatusDetails {
+		this.sync(ctx);
+		const usage = ctx.getContextUsage();
+		const details = this.engine.status(
+			{
+				tokens: usage?.tokens ?? null,
+				descriptor: ctx.model?.contextWindow ?? usage?.contextWindow,
+				providerTotalWindow: this.options.providerTotalWindow,
+				outputReservation: ctx.model?.maxTokens,
+			},
+			this.host(ctx),
+			this.evidence.facts(),
+		);
+		details.summarizer = this.summarizer.status();
+		return details;
+	}
+
+	/** The window the next request will hold (decided edits applied) and the serving budget it is measured against. */
+	nextWindow(ctx: ExtensionContext): { reading: WindowReading; budget: number | undefined } {
+		this.sync(ctx);
+		const host = this.host(ctx);
+		return { reading: this.engine.reading(host), budget: host.budget };
+	}
+}
+
+export { STRICT_APPEND_ONLY_ENV };

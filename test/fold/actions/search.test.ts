@@ -1,0 +1,277 @@
+/**
+ * Search over what the window no longer shows: a fact inside a consolidated
+ * fold is found in its innermost fold at the exact byte offset, and the
+ * peek the hit spells out reads it; compacted entries and evidence
+ * artifacts are searched and read back the same way; a source that fails
+ * verification is named in the result; literal queries match JSON-escaped
+ * text; regular expressions are bounded (invalid, empty-matching and
+ * catastrophic patterns are refused by name); results are paged.
+ */
+
+import { describe, expect, it } from "vitest";
+import { buildCompactionDetails } from "../../../src/compaction/records/details.ts";
+import { type ActionOutcome, foldSpan, peekFold } from "../../../src/fold/actions/actions.ts";
+import { listChildren } from "../../../src/fold/actions/peek-children.ts";
+import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
+import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../../src/fold/actions/search-action.ts";
+import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";
+import { canonicalBytes, sha256Hex } from "../../../src/session/canonical.ts";
+import { sourceHashesOf } from "../../../src/session/records/source-hashes.ts";
+import { compileMatcher } from "../../../src/text/matcher.ts";
+import { appendLinked } from "../../fixtures/common.ts";
+import { detailsInput } from "../../fixtures/compaction-budget.ts";
+import { FoldBranch } from "../../fixtures/fold.ts";
+import { foldWorkspace } from "../../fixtures/workspace.ts";
+
+const fact = (stage: number) => `FACT S${stage}: ${sha256Hex(new TextEncoder().encode(String(stage))).slice(0, 12)}`;
+const stageText = (stage: number) =>
+	`stage ${stage} notes\n${"filler line of stage text\n".repeat(40)}${fact(stage)}\n${"more filler\n".repeat(20)}`;
+
+const noEvidence: EvidenceArtifacts = { artifacts: async () => [] };
+
+/** A user turn of `stages` repo_stage batches and a closing reply. */
+function stagedBranch(stages: number): FoldBranch {
+	const b = new FoldBranch();
+	b.user("Run the stages");
+	for (let stage = 1; stage <= stages; stage++)
+		b.tool({ id: `s${stage}`, name: "repo_stage", args: { stage } }, stageText(stage));
+	b.assistant("All stages read.");
+	return b;
+}
+
+async function fold(ws: ReturnType<typeof foldWorkspace>, ids: string[]): Promise<string> {
+	const outcome = await foldSpan({ ...ws.ws(), origin: "command" }, ids);
+	expect(outcome.ok, outcome.text).toBe(true);
+	ws.apply(outcome);
+	return outcome.foldId ?? "";
+}
+
+const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** The peek call the n-th hit spells out, parsed from the model's text. */
+function peekCall(text: string, hit = 1): { id: string; offset: number; bytes: number } {
+	const block = text.split("\n").findIndex((line) => line.startsWith(`${hit}. `));
+	const call = /Read it: active_context (\{.*\})$/.exec(text.split("\n")[block + 2] ?? "")?.[1];
+	if (!call) throw new Error(`no peek call for hit ${hit} in:\n${text}`);
+	return JSON.parse(call) as { id: string; offset: number; bytes: number };
+}
+
+describe("search action", () => {
+	it("finds a fact inside a consolidation in its innermost fold, at the exact byte offset, and the peek it names reads it", async () => {
+		const b = stagedBranch(4);
+		const space = foldWorkspace(b.entries, { store: createMemoryFoldStore() });
+		const batches = [];
+		for (const stage of [1, 2, 3]) batches.push(await fold(space, [`s${stage}`]));
+		const consolidation = await fold(space, batches);
+		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S2:" });
+		expect(outcome.ok).toBe(true);
+		expect(outcome.change).toBeUndefined();
+		expect(outcome.text).toContain('Search "FACT S2:" (literal): 1 hit in the exact sources of 4 folds');
+		expect(outcome.text).toContain(`1. fold ${batches[1]} (tool batch inside ${consolidation}), entry `);
+		expect(outcome.text).toContain(`   ${fact(2)}`);
+		const call = peekCall(outcome.text);
+		expect(call.id).toBe(batches[1]);
+		// The offset is the match's byte offset in that fold's own verified source.
+		const record = space.ws().lattice.folds.get(batches[1] ?? "");
+		const source = decode((await space.store.read(record?.sourceHash ?? "")).bytes);
+		const at = Number(/byte (\d+) of/.exec(outcome.text)?.[1]);
+		expect(decode(new TextEncoder().encode(source).slice(at, at + 8))).toBe("FACT S2:");
+		const peek = await peekFold(space.ws(), call.id, call.offset, call.bytes);
+		expect(peek.text).toContain(`source sha256 ${record?.sourceHash} verified`);
+		expect(peek.text).toContain(fact(2));
+	});
+
+	it("searches entries a compaction covers and reads them back exactly through the entry's peek", async () => {
+		const b = stagedBranch(3);
+		const kept = b.user("Next task");
+		b.compaction(kept);
+		b.assistant("ok");
+		const space = foldWorkspace(b.entries);
+		const outcome = await searchAction(space.ws(), noEvidence, { query: fact(2) });
+		expect(outcome.text).toContain("1 hit");
+		expect(outcome.text).toMatch(/1\. compacted entry e\d+ \(repo_stage result\)/);
+		const call = peekCall(outcome.text);
+		const peek = await peekFold(space.ws(), call.id, call.offset, call.bytes);
+		expect(peek.ok).toBe(true);
+		expect(peek.text).toContain(fact(2));
+		const entry = b.entries.find((item) => item.id === call.id);
+		const exact = decode(canonicalBytes(entry));
+		const at = Number(/byte (\d+) of/.exec(outcome.text)?.[1]);
+		expect(decode(canonicalBytes(entry).slice(at, at + fact(2).length))).toBe(fact(2));
+		expect(exact).toContain(fact(2));
+	});
+
+	it("names a compacted entry whose recorded hash no longer matches, and still reports the other hits", async () => {
+		const b = stagedBranch(2);
+		const covered = [...b.entries];
+		const details = buildCompactionDetails(detailsInput({ sourceHashes: sourceHashesOf(covered) }));
+		const kept = b.user("Next");
+		appendLinked(b.entries, "cmp", {
+			type: "compaction",
+			summary: "s",
+			firstKeptEntryId: kept,
+			tokensBefore: 100,
+			details,
+		});
+		// Edit the log after the compaction recorded it: stage 1's result text changes.
+		const edited = b.entries.findIndex((entry) => entry.type === "message" && entry.message.role === "toolResult");
+		const entry = b.entries[edited] as { message: { content: { text: string }[] } };
+		entry.message.content = [{ text: `${stageText(1)} edited` }];
+		const outcome = await searchAction(foldWorkspace(b.entries).ws(), noEvidence, { query: "FACT S" });
+		expect(outcome.text).toContain(fact(2));
+		expect(outcome.text).not.toContain(fact(1));
+		expect(outcome.text).toMatch(/- entry e\d+: tampered: @e\d+ was changed after compaction cmp recorded it/);
+	});
+
+	it("names a fold whose stored blob fails its hash instead of skipping it", async () => {
+		const blobs = new Map<string, Uint8Array>();
+		const b = stagedBranch(2);
+		const space = foldWorkspace(b.entries, { store: createMemoryFoldStore({ blobs }) });
+		const id = await fold(space, ["s1"]);
+		const hash = space.ws().lattice.folds.get(id)?.sourceHash ?? "";
+		blobs.set(hash, new TextEncoder().encode("tampered"));
+		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT" });
+		expect(outcome.ok).toBe(true);
+		expect(outcome.text).toContain("no hits");
+		expect(outcome.text).toContain(`- fold ${id}: integrity: `);
+	});
+
+	it("searches evidence artifacts and places each where its window text sits", async () => {
+		const artifact = canonicalBytes({ content: [{ type: "text", text: `rows\n${fact(9)}\nmore` }] });
+		const hash = sha256Hex(artifact);
+		const b = stagedBranch(1);
+		b.tool({ id: "m", name: "mcp__srv__big", args: {} }, `[evidence] … peek evidence:${hash}`);
+		const evidence: EvidenceArtifacts = {
+			artifacts: async () => [{ hash, read: async () => ({ ok: true, bytes: artifact }) }],
+		};
+		const space = foldWorkspace(b.entries);
+		const outcome = await searchAction(space.ws(), evidence, { query: fact(9) });
+		expect(outcome.text).toContain(`1. evidence evidence:${hash}, byte `);
+		const call = peekCall(outcome.text);
+		expect(call.id).toBe(`evidence:${hash}`);
+		const at = Number(/byte (\d+) of/.exec(outcome.text)?.[1]);
+		expect(decode(artifact.slice(at, at + fact(9).length))).toBe(fact(9));
+		const searched = await searchWorkspace(space.ws(), evidence, { query: "rows" });
+		expect("result" in searched && searched.result.hits[0]?.order).toBe(b.entries.length - 1);
+	});
+
+	it("matches a literal with quotes and line breaks in its JSON-escaped form", async () => {
+		const b = new FoldBranch();
+		b.user("go");
+		b.tool({ id: "r", name: "read", args: { path: "a.ts" } }, 'const s = "quoted";\nnext line');
+		b.assistant("done");
+		const space = foldWorkspace(b.entries);
+		await fold(space, ["r"]);
+		const outcome = await searchAction(space.ws(), noEvidence, { query: 'const s = "quoted";\nnext' });
+		expect(outcome.text).toContain("1 hit");
+	});
+
+	it("pages hits in transcript order and spells out the next page", async () => {
+		const b = stagedBranch(12);
+		const space = foldWorkspace(b.entries);
+		for (let stage = 1; stage <= 12; stage++) await fold(space, [`s${stage}`]);
+		const page = await searchAction(space.ws(), noEvidence, { query: "FACT S", limit: 5 });
+		expect(page.text).toContain("12 hits (1–5 shown)");
+		expect(page.text).toContain('More hits: active_context {"action":"search","query":"FACT S","offset":5}');
+		const order = [...page.text.matchAll(/FACT S(\d+):/g)].map((match) => Number(match[1]));
+		expect(order).toEqual([1, 2, 3, 4, 5]);
+		const last = await searchAction(space.ws(), noEvidence, { query: "FACT S", offset: 10, limit: 5 });
+		expect(last.text).toContain("12 hits (11–12 shown)");
+		expect(last.text).not.toContain("More hits");
+	});
+
+	it("finds regular expressions and refuses invalid, empty-matching and over-long queries by name", async () => {
+		const b = stagedBranch(3);
+		const space = foldWorkspace(b.entries);
+		for (let stage = 1; stage <= 3; stage++) await fold(space, [`s${stage}`]);
+		const found = await searchAction(space.ws(), noEvidence, { query: "FACT S[23]: [0-9a-f]{12}", regex: true });
+		expect(found.text).toContain("(regular expression): 2 hits");
+		const refused = async (query: string): Promise<ActionOutcome> =>
+			searchAction(space.ws(), noEvidence, { query, regex: true });
+		expect(await refused("(unclosed")).toMatchObject({ ok: false, code: "invalid-query" });
+		expect((await refused("x*")).text).toContain("matches the empty string");
+		expect((await searchAction(space.ws(), noEvidence, { query: "q".repeat(300) })).text).toContain("at most 256");
+	});
+});
+
+describe("search bounds", () => {
+	it("stops a catastrophic regular expression at its time budget and reports nothing as found", async () => {
+		const compiled = compileMatcher("(a+)+$", true);
+		if (!compiled.ok) throw new Error(compiled.message);
+		const line = `${"a".repeat(40)}b`;
+		const started = Date.now();
+		const result = await searchSources({
+			matcher: compiled.matcher,
+			sources: [
+				{
+					kind: "entry",
+					id: "e1",
+					order: 0,
+					what: "user",
+					read: async () => ({ ok: true, bytes: new TextEncoder().encode(line) }),
+				},
+			],
+			offset: 0,
+			limit: 10,
+			regexBudgetMs: 100,
+		});
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(result).toMatchObject({ timedOut: true, total: 0, hits: [] });
+	});
+
+	it("counts at most SEARCH_COUNT_MAX hits and stops reading past the scan bound, saying so", async () => {
+		const compiled = compileMatcher("x", false);
+		if (!compiled.ok) throw new Error(compiled.message);
+		const many = new TextEncoder().encode("x".repeat(SEARCH_COUNT_MAX + 50));
+		const source = (id: string) => ({
+			kind: "entry" as const,
+			id,
+			order: 0,
+			what: "user",
+			read: async () => ({ ok: true as const, bytes: many }),
+		});
+		const capped = await searchSources({ matcher: compiled.matcher, sources: [source("a")], offset: 0, limit: 3 });
+		expect(capped).toMatchObject({ total: SEARCH_COUNT_MAX, countCapped: true });
+		expect(capped.hits).toHaveLength(3);
+		const absent = compileMatcher("y", false);
+		if (!absent.ok) throw new Error(absent.message);
+		const bounded = await searchSources({
+			matcher: absent.matcher,
+			sources: [source("a"), source("b"), source("c")],
+			offset: 0,
+			limit: 3,
+			maxScanBytes: 10,
+		});
+		expect(bounded.notScanned).toBe(2);
+		expect(bounded.searched.entry.count).toBe(1);
+	});
+});
+
+describe("peek children", () => {
+	it("lists the folds inside a consolidation with their first lines, nested ones indented, paged", async () => {
+		const b = stagedBranch(6);
+		const space = foldWorkspace(b.entries);
+		const batches = [];
+		for (let stage = 1; stage <= 6; stage++) batches.push(await fold(space, [`s${stage}`]));
+		const inner = await fold(space, batches.slice(0, 3));
+		const outer = await fold(space, [inner, ...batches.slice(3)]);
+		const page = listChildren(space.ws(), outer, 0, 3);
+		expect(page.ok).toBe(true);
+		const lines = page.text.split("\n");
+		expect(lines[0]).toBe(
+			`Folds inside consolidation ${outer}: 4 directly, 7 in all, in transcript order (nested ones indented); rows 1–3 of 7.`,
+		);
+		expect(lines[2]).toMatch(
+			new RegExp(`^${inner} consolidation, [\\d.]+ KB: 6 entries, 3 folds, 3 assistant, 3 tool calls; stage 1–3\\.$`),
+		);
+		expect(lines[3]).toMatch(
+			new RegExp(`^  ${batches[0]} tool batch, [\\d.]+ KB: repo_stage \\{"stage":1\\} → [\\d.]+ KB: stage 1 notes$`),
+		);
+		expect(lines.at(-1)).toBe(`More: active_context {"action":"peek","id":"${outer}","children":true,"offset":3}`);
+		const rest = listChildren(space.ws(), outer, 3, 10);
+		expect(rest.text).toContain(`rows 4–7 of 7.`);
+		expect(rest.text).toContain(`\n${batches[5]} tool batch`);
+		expect(rest.text.endsWith("This is the last of them.")).toBe(true);
+		expect(listChildren(space.ws(), batches[3] ?? "").text).toContain("holds no folds");
+	});
+});

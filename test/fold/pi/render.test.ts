@@ -1,0 +1,125 @@
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import type { FoldDetail, StatusDetails } from "../../../src/fold/actions/status.ts";
+import { contextCompletions, parseContextArgs } from "../../../src/fold/pi/commands.ts";
+import {
+	compactedFolds,
+	formatContextReport,
+	formatFooter,
+	readableBytes,
+	shortTokens,
+} from "../../../src/fold/pi/context-report.ts";
+import type { ToolDetails } from "../../../src/fold/pi/render-tool.ts";
+import { callLine, resultView } from "../../../src/fold/pi/render-tool.ts";
+
+describe("human formatting", () => {
+	it("sizes and the footer", () => {
+		expect([readableBytes(512), readableBytes(46_182), readableBytes(2_400_000)]).toEqual([
+			"512 B",
+			"45.1 KB",
+			"2.3 MB",
+		]);
+		expect([shortTokens(950), shortTokens(1_234), shortTokens(128_000), shortTokens(1_200_000)]).toEqual([
+			"950",
+			"1.2k",
+			"128k",
+			"1.2M",
+		]);
+		const held = { collapsed: 3, sourceBytes: 215_000, briefBytes: 900 };
+		expect(formatFooter({ tokens: 52_000, budget: 128_000 }, held, 2)).toBe(
+			"fold 41% of 128k · 3 folds (210.0 KB out) · 2 marks pending",
+		);
+		expect(formatFooter({ tokens: 180_000, budget: 128_000 }, { ...held, collapsed: 0 }, 0)).toBe(
+			"fold ⚠ 141% of 128k",
+		);
+		expect(formatFooter({ tokens: 1_500, budget: undefined }, { ...held, collapsed: 0 }, 0)).toBe("fold ~1.5k tok");
+	});
+
+	it("a fold before the latest compaction's first kept entry is compacted away", () => {
+		const branch = ["a", "b", "c", "d"].map((id) => ({ id, type: "message" }) as unknown as SessionEntry);
+		branch.push({ id: "k", type: "compaction", firstKeptEntryId: "c" } as unknown as SessionEntry);
+		const fold = (id: string, range: [number, number]) => ({ id, range }) as FoldDetail;
+		expect([...compactedFolds(branch, [fold("f-1", [0, 2]), fold("f-2", [1, 3])])]).toEqual(["f-1"]);
+		expect([...compactedFolds(branch.slice(0, 4), [fold("f-1", [0, 2])])]).toEqual([]);
+	});
+
+	it("one line per tool call and result; a peek's source only when expanded", () => {
+		expect(callLine({ action: "fold", ids: ["e1", "e2", "e9"] })).toBe("fold e1…e9");
+		expect(callLine({ action: "peek", id: "f-1", offset: 4000 })).toBe("peek f-1 from byte 4000");
+		expect(callLine({ action: "status", detail: "tree" })).toBe("status tree");
+		expect(callLine({})).toBe("…");
+		expect(callLine({ action: "search", query: "FACT S12" })).toBe('search "FACT S12"');
+		expect(callLine({ action: "peek", id: "f-1", children: true })).toBe("list the folds inside f-1");
+		const found = 'Search "FACT S12" (literal): 3 hits (1–2 shown) in the exact sources of 4 folds (2.0 KB), …';
+		expect(resultView({ action: "search", ok: true } as ToolDetails, found).line).toBe(
+			"search: 3 hits, sources sha256 verified",
+		);
+		const entry = { id: "e1", type: "message", message: { role: "user", content: "hello there" } };
+		const text = `Fold f-1 (chapter), source sha256 ${"a".repeat(64)} verified.\nBytes 0–2048 of 4096, one canonical JSON session entry per line.\n\n${JSON.stringify(entry)}\n{"cut`;
+		const details = { action: "peek", ok: true, foldId: "f-1" } as ToolDetails;
+		expect(resultView(details, text)).toEqual({
+			line: "read fold f-1: 2.0 KB of 4.0 KB, sha256 verified",
+			level: "success",
+			body: ["e1 user: hello there", "… (cut at the end of this slice)"],
+		});
+		const refused = resultView({ action: "fold", ok: false, code: "fresh-tail" } as ToolDetails, "Too new. Try later.");
+		expect(refused).toMatchObject({ line: "fresh-tail: Too new.", level: "error" });
+	});
+
+	it("/context tells folds apart by their briefs' first lines, without repeating kind and id", () => {
+		const status = {
+			budget: { providerTotalWindow: undefined, outputReservation: 0, servingBudget: 100_000, occupancy: 0.1 },
+			counts: { folds: 2, collapsed: 2, expanded: 0, hidden: 0, protectedEntries: 0 },
+			pendingEdits: 0,
+			automatic: { scheduling: { mode: "epoch", pendingMarks: [] }, commits: 1 },
+			store: { kind: "memory", location: "memory" },
+			instrument: { requests: 1, appends: 1, identical: 0, rewrites: 0, unattributed: 0 },
+			skippedStateEntries: 0,
+			folds: ["f-000000000001", "f-000000000002"].map((id, i) => ({
+				id,
+				kind: "tool-batch",
+				state: "collapsed",
+				depth: 0,
+				firstEntryId: `e${2 * i + 1}`,
+				lastEntryId: `e${2 * i + 2}`,
+				entryCount: 2,
+				sourceBytes: 40_000,
+				briefBytes: 300,
+				range: [2 * i, 2 * i + 2],
+			})),
+		} as unknown as StatusDetails;
+		const briefs = new Map([
+			["f-000000000001", 'Tool batch f-000000000001: repo_stage {"stage":1} → 39.1 KB: stage 1 notes\nmore'],
+			["f-000000000002", 'Tool batch f-000000000002: repo_stage {"stage":2} → 39.1 KB: stage 2 notes'],
+		]);
+		const report = formatContextReport({
+			sessionId: "s",
+			branchEntries: 4,
+			status,
+			next: { tokens: 1_000, budget: 100_000 },
+			hostTokens: null,
+			briefs,
+			compacted: new Set(),
+			commands: { status: "context", fold: "fold-context" },
+			tree: false,
+		});
+		expect(report).toContain('  “repo_stage {"stage":1} → 39.1 KB: stage 1 notes”');
+		expect(report).toContain('  “repo_stage {"stage":2} → 39.1 KB: stage 2 notes”');
+	});
+
+	it("/context arguments: subcommands, unknown names, completions", () => {
+		expect(parseContextArgs(" peek  f-1 ")).toEqual({ sub: "peek", rest: "f-1" });
+		expect(parseContextArgs("foo")).toEqual({ sub: { unknown: "foo" }, rest: "" });
+		expect(parseContextArgs("")).toEqual({ sub: "", rest: "" });
+		const folds = [
+			{ id: "f-aaa", brief: "Chapter one\nmore" },
+			{ id: "f-abb", brief: "Chapter two" },
+		];
+		expect(contextCompletions("t", folds)?.map((item) => item.value)).toEqual(["tree"]);
+		expect(contextCompletions("peek f-a", folds)).toEqual([
+			{ value: "peek f-abb", label: "f-abb", description: "Chapter two" },
+			{ value: "peek f-aaa", label: "f-aaa", description: "Chapter one" },
+		]);
+		expect(contextCompletions("tree x", folds)).toBeNull();
+	});
+});
