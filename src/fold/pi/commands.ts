@@ -2,8 +2,9 @@
  * The human's commands: `/context` (the report, `tree`, `window`,
  * `peek <id>`, `search <text>`, `settings`) and `/fold-context` (fold a named span, or the oldest
  * eligible closed chapter), with argument completions. Output speaks to the
- * person and reaches them in every mode through `showOutput`; wording lives
- * in `context-report.ts` and `peek-report.ts`.
+ * person: in the TUI a themed view that pages (`showReport`), in every
+ * other mode the same text through `showOutput`; wording lives in
+ * `context-report.ts` and `peek-report.ts`.
  */
 
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
@@ -14,9 +15,11 @@ import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS } from "../actions/search.ts";
 import { searchWorkspace } from "../actions/search-action.ts";
 import { searchReport, searchTimeoutText } from "../actions/search-report.ts";
 import { unfoldedChapters } from "../policy/ladder.ts";
-import { contextHints, formatAfterFold, formatContextReport } from "./context-report.ts";
+import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";
 import { formatPeekReport, unknownPeekId } from "./peek-report.ts";
+import { heading, line, type ReportLine, title } from "./report-doc.ts";
+import { showReport } from "./report-view.ts";
 import type { FoldRuntime } from "./runtime.ts";
 
 /** `/context` subcommands with what each shows (also the completion descriptions). */
@@ -30,6 +33,8 @@ export const CONTEXT_SUBCOMMANDS = {
 } as const;
 type Subcommand = keyof typeof CONTEXT_SUBCOMMANDS;
 
+/** Source bytes `/context peek` reads at once in the TUI, where the person pages through them (the model reads slices of PEEK_MAX_BYTES). */
+export const PERSON_PEEK_BYTES = 1024 * 1024;
 /** Fold ids offered after `peek `; the newest first, bounded so the menu stays usable. */
 const COMPLETION_FOLDS = 50;
 
@@ -96,9 +101,9 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime, extras:
 			}
 			if (sub === "help") return showOutput(ctx, contextHelp(commandNames.status));
 			if (sub === "settings") return extras.settings(ctx);
-			if (sub === "peek") return showOutput(ctx, ...(await peekReport(runtime, ctx, rest)));
-			if (sub === "search") return showOutput(ctx, ...(await searchCommand(runtime, ctx, args)));
-			showOutput(ctx, report(runtime, ctx, sub === "tree", sub === "window"));
+			if (sub === "peek") return showPlain(ctx, ...(await peekReport(runtime, ctx, rest)));
+			if (sub === "search") return showPlain(ctx, ...(await searchCommand(runtime, ctx, args)));
+			return showReport(ctx, report(runtime, ctx, sub === "tree", sub === "window"));
 		},
 	});
 	pi.registerCommand(commandNames.fold, {
@@ -121,11 +126,21 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime, extras:
 	});
 }
 
-function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, window: boolean): string {
+/** A report written as text, drawn as one in the TUI: the first line its title, unindented lines ending in ":" its headings. */
+function showPlain(ctx: ExtensionCommandContext, text: string, level: "info" | "warning"): Promise<void> {
+	if (level === "warning") return showReport(ctx, [line(text)], level);
+	return showReport(
+		ctx,
+		text.split("\n").map((row, index) => (index === 0 ? title(row) : /^\S.*:$/.test(row) ? heading(row) : line(row))),
+		level,
+	);
+}
+
+function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, window: boolean): ReportLine[] {
 	const view = humanView(runtime, ctx);
 	updateFooter(runtime, ctx, view);
 	const manager = ctx.sessionManager;
-	const text = formatContextReport({
+	const lines = contextReportLines({
 		sessionId: manager.getSessionId(),
 		branchEntries: runtime.engine.entries.length,
 		status: view.status,
@@ -136,7 +151,9 @@ function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, wind
 		commands: runtime.options.commandNames,
 		tree,
 	});
-	return window ? `${text}\n${runtime.windowListing(ctx)}` : text;
+	if (!window) return lines;
+	const [head = "", ...rows] = runtime.windowListing(ctx).split("\n");
+	return [...lines, heading(head), ...rows.map((row) => line(row))];
 }
 
 async function peekReport(
@@ -150,7 +167,8 @@ async function peekReport(
 	const ws = runtime.workspace(ctx, "command");
 	const entryId = /^@?([^/@]+)/.exec(id)?.[1] ?? "";
 	if (!fold && !ws.view.indexById.has(entryId)) return [unknownPeekId(id, view.folds, command), "warning"];
-	const outcome = await peekFold(ws, id);
+	// In the TUI the person pages through the whole source; elsewhere the text stays one slice long.
+	const outcome = await peekFold(ws, id, 0, ctx.mode === "tui" && ctx.hasUI ? PERSON_PEEK_BYTES : undefined);
 	if (!outcome.ok) return [`Could not read ${id} (${outcome.code}): ${outcome.text}`, "warning"];
 	const detail = view.status.folds.find((item) => item.id === id);
 	return [
