@@ -18,6 +18,7 @@ import { unfoldedChapters } from "../policy/ladder.ts";
 import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";
 import { formatPeekReport, unknownPeekId } from "./peek-report.ts";
+import { personText } from "./person-text.ts";
 import { heading, line, type ReportLine, title } from "./report-doc.ts";
 import { showReport } from "./report-view.ts";
 import type { FoldRuntime } from "./runtime.ts";
@@ -118,8 +119,8 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime, extras:
 			showOutput(
 				ctx,
 				outcome.ok
-					? `${outcome.text}\n${formatAfterFold(view.next, view.held)}`
-					: `Nothing folded (${outcome.code}): ${outcome.text}`,
+					? `${personText(outcome.text)}\n${formatAfterFold(view.next, view.held)}`
+					: `Nothing folded (${outcome.code}): ${personText(outcome.text)}`,
 				outcome.ok ? "info" : "warning",
 			);
 		},

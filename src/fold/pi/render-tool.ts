@@ -13,6 +13,7 @@ import { type Component, Text } from "@earendil-works/pi-tui";
 import type { StatusDetails } from "../actions/status.ts";
 import { readableBytes } from "./context-report.ts";
 import { describeSourceEntry } from "./peek-report.ts";
+import { personText } from "./person-text.ts";
 
 /** What a context tool result carries besides its text (also what the renderer reads). */
 export interface ToolDetails {
@@ -80,11 +81,6 @@ export interface ResultView {
 	body: string[];
 }
 
-/** `13782 bytes` → `13.5 KB`: the person reads sizes, the model's text keeps its exact counts. */
-function readableSizes(text: string): string {
-	return text.replace(/\b(\d{4,}) bytes\b/g, (_, bytes: string) => readableBytes(Number(bytes)));
-}
-
 /**
  * The collapsed line: the text's first line, sizes readable, cut only when
  * longer than a row (at a word, with "…"). `whole` says whether the line
@@ -92,7 +88,7 @@ function readableSizes(text: string): string {
  */
 function summaryLine(text: string): { line: string; whole: boolean } {
 	const trimmed = text.trim();
-	const first = readableSizes(trimmed.split("\n", 1)[0] ?? "");
+	const first = personText(trimmed.split("\n", 1)[0] ?? "");
 	const single = !trimmed.includes("\n");
 	if (first.length <= RESULT_LINE_CHARS) return { line: first, whole: single };
 	const cut = first.slice(0, RESULT_LINE_CHARS - 1);
@@ -102,7 +98,7 @@ function summaryLine(text: string): { line: string; whole: boolean } {
 
 /** The full text as expanding shows it: every line, sizes readable. */
 function fullBody(text: string): string[] {
-	return readableSizes(text.trim()).split("\n");
+	return personText(text.trim()).split("\n");
 }
 
 function peekBody(text: string): string[] {

@@ -90,6 +90,14 @@ describe("human formatting", () => {
 		expect(`${error.line} ${error.body.join(" ")}`).toContain("Use rebrief to change its brief");
 		expect(error.line).not.toContain("Error (");
 
+		const folded = resultView(
+			{ action: "fold", ok: true } as ToolDetails,
+			`Folded chapter f-1: entries a…b (4 entries, 2523 bytes) now show a 273-byte brief. Source sha256 ${"4a".repeat(32)} is stored.`,
+		);
+		expect(folded.line).toBe(
+			"Folded chapter f-1: entries a…b (4 entries, 2.5 KB) now show a 273 B brief. Source sha256 4a4a4a4a4a4a… is stored.",
+		);
+
 		const short = resultView({ action: "protect", ok: true } as ToolDetails, "Protected e3…e5 (3 entries).");
 		expect(short).toEqual({ line: "Protected e3…e5 (3 entries).", level: "success", body: [] });
 	});
