@@ -66,7 +66,7 @@ describe("pi-fold in Pi's UI", () => {
 		await twoExchanges(harness);
 		const before = await harness.run("/context");
 		const tokensBefore = Number(/next request: ~([\d,]+) tokens/.exec(before[0] ?? "")?.[1]?.replace(/,/g, ""));
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold \d+% of 128k$/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold \d+% of 128k$/);
 
 		const folded = await harness.run("/fold-context");
 		expect(folded[0]).toMatch(/Folded chapter f-[0-9a-f]{12}/);
@@ -74,7 +74,7 @@ describe("pi-fold in Pi's UI", () => {
 			/Window for the next request: ~[\d,]+ tokens, [\d.]+% of the serving budget; 1 collapsed fold holds/,
 		);
 		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold \d+% of 128k · 1 fold \([\d.]+ KB out\)$/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold \d+% of 128k · 1 fold \([\d.]+ KB out\)$/);
 
 		const [report = ""] = await harness.run("/context");
 		const tokensAfter = Number(/next request: ~([\d,]+) tokens/.exec(report)?.[1]?.replace(/,/g, ""));
@@ -149,7 +149,7 @@ describe("pi-fold in Pi's UI", () => {
 		await harness.run("Read e.txt.").catch(() => undefined);
 		const [report = ""] = await harness.run("/context");
 		expect(report).toMatch(/Warning: the next request is over the serving budget \(\d+\.\d%\)/);
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold ⚠ \d+% of /);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold ⚠ \d+% of /);
 	});
 
 	it("shows a fold a compaction removed as removed, not collapsed", async () => {

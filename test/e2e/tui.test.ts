@@ -85,11 +85,11 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 		save("tool-rows", screen);
 
 		// The footer: occupancy of the serving budget, folds and bytes held out.
-		expect(screen).toMatch(/^fold \d+% of 128k · 1 fold \([\d.]+ KB out\)\s*$/m);
+		expect(screen).toMatch(/^pi-fold \d+% of 128k · 1 fold \([\d.]+ KB out\)\s*$/m);
 		// The peek is one call line and one collapsed result line; its source is not printed.
-		expect(screen).toMatch(/Active Context peek f-[0-9a-f]{12}/);
+		expect(screen).toMatch(/pi-fold peek f-[0-9a-f]{12}/);
 		expect(screen).toMatch(/read fold f-[0-9a-f]{12}: [\d.]+ KB of [\d.]+ KB, sha256 verified \(.+ to expand\)/);
-		const afterPeek = screen.slice(screen.indexOf("Active Context peek"));
+		const afterPeek = screen.slice(screen.indexOf("pi-fold peek"));
 		expect(afterPeek).not.toContain(SECRET);
 		expect(provider.rejections).toEqual([]);
 	});

@@ -26,7 +26,7 @@ import type { FoldRuntime } from "./runtime.ts";
 /** `/context` subcommands with what each shows (also the completion descriptions). */
 export const CONTEXT_SUBCOMMANDS = {
 	tree: "every fold, nested folds included",
-	window: "the window's entries and folds with the ids /fold-context takes",
+	window: "the window's entries and folds, with the ids the fold command takes",
 	peek: "a fold's brief and its exact source: peek <fold id>",
 	search: "find text in folded, compacted and evidence sources: search <text> (or /regex/)",
 	settings: "see and change pi-fold's settings, and where each value comes from",

@@ -11,6 +11,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { keptFromIndex } from "../../compaction/records/recall.ts";
+import { PRODUCT_NAME } from "../../product.ts";
 import { readableBytes } from "../../text/bytes.ts";
 import type { FoldDetail, StatusDetails } from "../actions/status.ts";
 import { briefWhat } from "../briefs/brief.ts";
@@ -258,7 +259,7 @@ export function formatFooter(next: WindowFacts, held: ReturnType<typeof heldOut>
 		share === null || next.budget === undefined
 			? `~${shortTokens(next.tokens)} tok`
 			: `${share > OVER_BUDGET ? "⚠ " : ""}${Math.round(100 * share)}% of ${shortTokens(next.budget)}`;
-	const parts = [`fold ${window}`];
+	const parts = [`${PRODUCT_NAME} ${window}`];
 	if (held.collapsed > 0)
 		parts.push(`${held.collapsed} fold${held.collapsed === 1 ? "" : "s"} (${readableBytes(held.sourceBytes)} out)`);
 	if (pendingMarks > 0) parts.push(`${pendingMarks} mark${pendingMarks === 1 ? "" : "s"} pending`);

@@ -27,12 +27,12 @@ describe("human formatting", () => {
 		]);
 		const held = { collapsed: 3, sourceBytes: 215_000, briefBytes: 900 };
 		expect(formatFooter({ tokens: 52_000, budget: 128_000 }, held, 2)).toBe(
-			"fold 41% of 128k · 3 folds (210.0 KB out) · 2 marks pending",
+			"pi-fold 41% of 128k · 3 folds (210.0 KB out) · 2 marks pending",
 		);
 		expect(formatFooter({ tokens: 180_000, budget: 128_000 }, { ...held, collapsed: 0 }, 0)).toBe(
-			"fold ⚠ 141% of 128k",
+			"pi-fold ⚠ 141% of 128k",
 		);
-		expect(formatFooter({ tokens: 1_500, budget: undefined }, { ...held, collapsed: 0 }, 0)).toBe("fold ~1.5k tok");
+		expect(formatFooter({ tokens: 1_500, budget: undefined }, { ...held, collapsed: 0 }, 0)).toBe("pi-fold ~1.5k tok");
 	});
 
 	it("a fold before the latest compaction's first kept entry is compacted away", () => {
