@@ -95,7 +95,7 @@ describe("pi-fold in Pi's UI", () => {
 		expect(peek).toMatch(/read result: /);
 
 		const [tree = ""] = await harness.run("/context tree");
-		expect(tree).toContain("Fold tree, in transcript order:");
+		expect(tree).toMatch(/^Fold tree, in transcript order$/m);
 		const [window = ""] = await harness.run("/context window");
 		expect(window).toContain(`${id} folded chapter`);
 		expect(harness.requests).toHaveLength(3);
@@ -126,7 +126,7 @@ describe("pi-fold in Pi's UI", () => {
 		const { harness } = await uiHarness();
 		await twoExchanges(harness);
 		const [unknown = ""] = await harness.run("/context foo");
-		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, search, help\./);
+		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, search, settings, help\./);
 		const [noSuch = ""] = await harness.run("/context peek f-000000000000");
 		expect(noSuch).toMatch(/No fold or entry "f-000000000000" on this branch\. There are no folds yet\./);
 		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
