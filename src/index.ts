@@ -10,7 +10,9 @@
  * the option and its allowed values, thrown before anything is registered:
  * Pi reports the extension as failed and never sees half a package (no
  * compactor without the fold runtime, nor the reverse). A bad value in a
- * settings file never throws: it is reported and the value below it is used.
+ * settings file never throws: it is reported (once per session, in one
+ * notice with every other settings problem: src/settings/) and the value
+ * below it is used.
  */
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
@@ -20,15 +22,10 @@ import type { PiFoldOptions } from "./fold/options.ts";
 import { registerCommands } from "./fold/pi/commands.ts";
 import { registerFooter } from "./fold/pi/footer.ts";
 import { FoldRuntime } from "./fold/pi/runtime.ts";
-import {
-	applySessionOptions,
-	formatSettingsProblems,
-	readLayers,
-	registrationDrift,
-	resolveWithSettings,
-} from "./fold/pi/settings-file.ts";
+import { readLayers, resolveWithSettings } from "./fold/pi/settings-file.ts";
 import { registerContextTool } from "./fold/pi/tool.ts";
-import { showProblem } from "./host/output.ts";
+import { runSettingsCommand } from "./settings/command.ts";
+import { registerSessionSettings } from "./settings/session.ts";
 
 export type { PiFoldOptions } from "./fold/options.ts";
 export type { FoldRuntime } from "./fold/pi/runtime.ts";
@@ -37,23 +34,25 @@ export type { FoldRuntime } from "./fold/pi/runtime.ts";
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): FoldRuntime {
 	// A factory has no context: registration options come from the global file (see settings-file.ts).
 	const registered = resolveWithSettings(options, readLayers(undefined), "registration").resolved;
-	registerCompaction(pi, options.compaction, {
+	const compaction = registerCompaction(pi, options.compaction, {
 		recallTool: registered.toolName,
 		foldsNote: (summarized) => foldsNote(summarized, registered.entryTypePrefix, registered.toolName),
 	});
 	const runtime = new FoldRuntime(pi, registered);
-	// Registered before the runtime's own session_start handler, so the state it rebuilds uses these options.
-	pi.on("session_start", (_event, ctx) => {
-		const layers = readLayers(ctx);
-		const { resolved, problems } = resolveWithSettings(options, layers, "session");
-		applySessionOptions(runtime.options, resolved);
-		const global = layers[0]?.path ?? "settings.json";
-		const all = [...problems, ...registrationDrift(runtime.options, resolved, global)];
-		if (all.length > 0) showProblem(ctx, formatSettingsProblems(all, false), formatSettingsProblems(all, true));
-	});
+	// Before the runtime's own session_start handler, so the state it rebuilds uses the session's options.
+	registerSessionSettings(pi, { code: options, live: runtime.options, compaction });
 	runtime.register();
 	registerContextTool(pi, runtime);
-	registerCommands(pi, runtime);
+	registerCommands(pi, runtime, {
+		settings: (ctx) =>
+			runSettingsCommand(ctx, {
+				io: compaction.io,
+				code: options,
+				live: runtime.options,
+				compaction,
+				command: () => runtime.options.commandNames.status,
+			}),
+	});
 	registerFooter(pi, runtime);
 	return runtime;
 }

@@ -32,6 +32,8 @@ export interface FoldActivity {
 	sourceBytes: number;
 	/** Ladder commits on the branch, by reason, and the tokens they freed. */
 	commits: number;
+	/** Commit entries whose summary could not be read (counted in `commits`, not in the reasons). */
+	unreadableCommits: number;
 	commitReasons: Record<string, number>;
 	freedTokens: number;
 	/** Entry ids of the commit entries, in order (the chart marks them). */
@@ -80,6 +82,7 @@ export function foldActivity(
 		heldOutBytes,
 		sourceBytes,
 		commits: 0,
+		unreadableCommits: 0,
 		commitReasons: {},
 		freedTokens: 0,
 		commitEntryIds: [],
@@ -90,12 +93,15 @@ export function foldActivity(
 	};
 	for (const entry of branch) {
 		if (entry.type !== "custom" || entry.customType !== commitType) continue;
-		const summary = entry.data as Partial<CommitSummary> | undefined;
 		activity.commits++;
 		activity.commitEntryIds.push(entry.id);
-		const reason = typeof summary?.reason === "string" ? summary.reason : "unknown";
-		activity.commitReasons[reason] = (activity.commitReasons[reason] ?? 0) + 1;
-		if (typeof summary?.freedTokens === "number") activity.freedTokens += summary.freedTokens;
+		const summary = commitSummaryOf(entry.data);
+		if (!summary) {
+			activity.unreadableCommits++;
+			continue;
+		}
+		activity.commitReasons[summary.reason] = (activity.commitReasons[summary.reason] ?? 0) + 1;
+		activity.freedTokens += summary.freedTokens;
 	}
 	for (const entry of entries) {
 		if (entry.type === "custom" && ownTypes.has(entry.customType)) activity.present = true;
@@ -106,6 +112,20 @@ export function foldActivity(
 		}
 	}
 	return activity;
+}
+
+/**
+ * The summary of a `<prefix>:commit` entry as the runtime writes it
+ * (`persistChange` in fold/state.ts: `{v, records, ops, summary}`), or
+ * undefined when it is not one.
+ */
+export function commitSummaryOf(data: unknown): Pick<CommitSummary, "reason" | "freedTokens"> | undefined {
+	if (typeof data !== "object" || data === null) return undefined;
+	const summary = (data as { summary?: unknown }).summary;
+	if (typeof summary !== "object" || summary === null) return undefined;
+	const { reason, freedTokens } = summary as Partial<CommitSummary>;
+	if (typeof reason !== "string" || typeof freedTokens !== "number" || !Number.isFinite(freedTokens)) return undefined;
+	return { reason, freedTokens };
 }
 
 function ancestorsExpanded(id: string, parents: ReadonlyMap<string, string>, expanded: ReadonlySet<string>): boolean {

@@ -28,6 +28,8 @@ export interface ChartSeries {
 	points: ChartPoint[];
 	/** Context window of the model that served most requests, when known. */
 	window: number | null;
+	/** `provider/model` that served most requests; null when no request recorded usage. */
+	model: string | null;
 	/** Requests left out because they recorded a zero prompt (failed or aborted). */
 	unbilled: number;
 	/** Request indices with a compaction / a pi-fold commit just before them. */
@@ -82,6 +84,7 @@ export function chartSeries(entries: readonly SessionEntry[], commitEntryIds: re
 	return {
 		points,
 		window: main === undefined ? null : (windows.get(main) ?? null),
+		model: main ?? null,
 		compactions: inRange(compactions),
 		commits: inRange(commits),
 		unbilled,

@@ -3,8 +3,10 @@
  * and CSS, no script, no external asset) charting a session per request:
  * occupancy of the context window (and what pi-fold would have sent, for a
  * session recorded without it), and the prompt split into cache reads and
- * uncached input. Compactions and pi-fold commits are marked. Pure: returns
- * the document text.
+ * uncached input. Compactions and pi-fold commits are marked, each series
+ * with its own colour and shape. Above the chart: a title naming the
+ * session (its directory, model and date) and the report's headline numbers.
+ * Pure: returns the document text.
  */
 
 import type { ChartSeries } from "./chart.ts";
@@ -13,8 +15,8 @@ import type { ChartSeries } from "./chart.ts";
 export const CHART_WIDTH = 960;
 export const PANEL_HEIGHT = 240;
 /** Room for axis labels left and below each panel. */
-const MARGIN = { left: 72, right: 16, top: 28, bottom: 36 } as const;
-/** Colours, chosen to stay apart for the common colour-vision deficiencies. */
+const MARGIN = { left: 72, right: 16, top: 28, bottom: 44 } as const;
+/** Colours, chosen to stay apart for the common colour-vision deficiencies; no two series share one. */
 export const COLORS = {
 	recorded: "#1f5fbf",
 	projected: "#e07b00",
@@ -22,9 +24,22 @@ export const COLORS = {
 	uncached: "#d9534f",
 	compaction: "#6a3d9a",
 	commit: "#2e8b57",
+	projectedCommit: "#8c510a",
 	grid: "#d0d0d0",
 	text: "#222222",
 } as const;
+/** About this many labelled ticks on the request axis. */
+const X_TICKS = 6;
+
+/** What the page says above the chart. */
+export interface ChartPage {
+	/** The page's title and heading. */
+	title: string;
+	/** Headline numbers, in order: a label and its value. */
+	facts: readonly { label: string; value: string }[];
+	/** One line under the numbers saying where they come from. */
+	note?: string;
+}
 
 const integer = new Intl.NumberFormat("en-US");
 
@@ -33,6 +48,24 @@ function escapeXml(text: string): string {
 }
 
 const fixed = (value: number): string => (Math.round(value * 10) / 10).toString();
+
+/** Request numbers (1-based) to label on the x axis: 1, then round steps, never crowding the last. */
+export function requestTicks(count: number): number[] {
+	if (count <= 1) return [1];
+	const step = niceStep((count - 1) / (X_TICKS - 1));
+	const ticks = [1];
+	for (let n = step; n < count; n += step) if (count - n >= step / 2) ticks.push(n);
+	ticks.push(count);
+	return ticks;
+}
+
+/** 1, 2 or 5 times a power of ten, at least `value` (and at least 1). */
+function niceStep(value: number): number {
+	if (!(value > 1)) return 1;
+	const power = 10 ** Math.floor(Math.log10(value));
+	for (const step of [1, 2, 5, 10]) if (value <= step * power) return step * power;
+	return 10 * power;
+}
 
 /** Round a maximum up to 1, 2 or 5 times a power of ten, for axis ticks. */
 function niceMax(value: number): number {
@@ -67,36 +100,75 @@ function panel(series: ChartSeries, spec: Panel, top: number, projectedCommits =
 		);
 	}
 	const bottom = top + PANEL_HEIGHT - MARGIN.bottom;
+	for (const n of requestTicks(series.points.length)) {
+		const at = fixed(x(n - 1) + step / 2);
+		parts.push(
+			`<line x1="${at}" x2="${at}" y1="${bottom}" y2="${bottom + 4}" class="axis"/>`,
+			`<text x="${at}" y="${bottom + 16}" class="tick" text-anchor="middle">${integer.format(n)}</text>`,
+		);
+	}
 	parts.push(
-		`<text x="${MARGIN.left}" y="${bottom + 16}" class="tick">request 1</text>`,
-		`<text x="${CHART_WIDTH - MARGIN.right}" y="${bottom + 16}" class="tick" text-anchor="end">request ${integer.format(series.points.length)}</text>`,
+		`<text x="${CHART_WIDTH - MARGIN.right}" y="${bottom + 30}" class="tick" text-anchor="end">request number (in the order they were sent)</text>`,
 	);
-	const marker = (index: number, color: string, label: string) =>
-		`<line x1="${fixed(x(index))}" x2="${fixed(x(index))}" y1="${top + MARGIN.top}" y2="${bottom}" stroke="${color}" stroke-width="1.5" stroke-dasharray="4 3"><title>${label} before request ${index + 1}</title></line>`;
-	for (const index of series.compactions) parts.push(marker(index, COLORS.compaction, "compaction"));
-	for (const index of series.commits) parts.push(marker(index, COLORS.commit, "pi-fold commit"));
+	const line = (index: number, color: string, dash: string, label: string) =>
+		`<line x1="${fixed(x(index))}" x2="${fixed(x(index))}" y1="${top + MARGIN.top}" y2="${bottom}" stroke="${color}" stroke-width="1.5" stroke-dasharray="${dash}"><title>${label} before request ${index + 1}</title></line>`;
+	for (const index of series.compactions) parts.push(line(index, COLORS.compaction, DASH.compaction, "compaction"));
+	for (const index of series.commits) parts.push(line(index, COLORS.commit, DASH.commit, "pi-fold commit"));
 	if (projectedCommits)
-		for (const index of series.projected?.commits ?? [])
-			parts.push(marker(index, COLORS.projected, "modelled pi-fold commit"));
+		for (const index of series.projected?.commits ?? []) {
+			const cx = x(index);
+			const cy = top + MARGIN.top;
+			parts.push(
+				`<path d="${triangle(cx, cy)}" fill="${COLORS.projectedCommit}" class="projected-commit"><title>modelled pi-fold commit before request ${index + 1}</title></path>`,
+			);
+		}
 	parts.push(spec.body(x, y, step));
 	return `<g>${parts.join("")}</g>`;
+}
+
+/** Dash patterns: each marked series has its own. */
+const DASH = { projected: "6 3", compaction: "4 3", commit: "1 3" } as const;
+
+/** A small downward triangle with its tip at (cx, cy + 7): the modelled-commit marker. */
+function triangle(cx: number, cy: number): string {
+	return `M${fixed(cx - 4)},${fixed(cy - 1)} L${fixed(cx + 4)},${fixed(cy - 1)} L${fixed(cx)},${fixed(cy + 7)} Z`;
 }
 
 function polyline(values: readonly number[], x: (i: number) => number, y: (v: number) => number, step: number) {
 	return values.map((value, index) => `${fixed(x(index) + step / 2)},${fixed(y(value))}`).join(" ");
 }
 
-function legend(items: readonly { color: string; label: string; dashed?: boolean }[]): string {
+interface LegendItem {
+	color: string;
+	label: string;
+	/** A line (solid unless dashed), a bar swatch, or the triangle marker. */
+	glyph: { line: string | undefined } | "bar" | "triangle";
+}
+
+function legend(items: readonly LegendItem[]): string {
+	const glyph = (item: LegendItem): string => {
+		if (item.glyph === "bar") return `<rect x="3" y="0" width="16" height="10" fill="${item.color}"/>`;
+		if (item.glyph === "triangle") return `<path d="${triangle(11, 2)}" fill="${item.color}"/>`;
+		const dash = item.glyph.line ? ` stroke-dasharray="${item.glyph.line}"` : "";
+		return `<line x1="0" x2="22" y1="5" y2="5" stroke="${item.color}" stroke-width="3"${dash}/>`;
+	};
 	return `<ul class="legend">${items
 		.map(
-			(item) =>
-				`<li><svg width="22" height="10" aria-hidden="true"><line x1="0" x2="22" y1="5" y2="5" stroke="${item.color}" stroke-width="4"${item.dashed ? ' stroke-dasharray="4 3"' : ""}/></svg>${escapeXml(item.label)}</li>`,
+			(item) => `<li><svg width="22" height="10" aria-hidden="true">${glyph(item)}</svg>${escapeXml(item.label)}</li>`,
 		)
 		.join("")}</ul>`;
 }
 
+function factsList(page: ChartPage): string {
+	const rows = page.facts
+		.map((fact) => `<div><dt>${escapeXml(fact.label)}</dt><dd>${escapeXml(fact.value)}</dd></div>`)
+		.join("");
+	return `<dl class="facts">${rows}</dl>${page.note ? `<p class="note">${escapeXml(page.note)}</p>` : ""}`;
+}
+
 /** The whole HTML document for one session. */
-export function chartHtml(series: ChartSeries, title: string): string {
+export function chartHtml(series: ChartSeries, page: ChartPage): string {
+	const title = page.title;
 	const recorded = series.points.map((point) => point.promptTokens);
 	const projected = series.projected?.promptTokens;
 	const window = series.window;
@@ -114,7 +186,7 @@ export function chartHtml(series: ChartSeries, title: string): string {
 			body: (x, y, step) => {
 				let out = `<polyline points="${polyline(recorded.map(asShare), x, y, step)}" fill="none" stroke="${COLORS.recorded}" stroke-width="2" class="recorded"/>`;
 				if (projected)
-					out += `<polyline points="${polyline(projected.map(asShare), x, y, step)}" fill="none" stroke="${COLORS.projected}" stroke-width="2" stroke-dasharray="6 3" class="projected"/>`;
+					out += `<polyline points="${polyline(projected.map(asShare), x, y, step)}" fill="none" stroke="${COLORS.projected}" stroke-width="2" stroke-dasharray="${DASH.projected}" class="projected"/>`;
 				return out;
 			},
 		},
@@ -145,15 +217,21 @@ export function chartHtml(series: ChartSeries, title: string): string {
 		PANEL_HEIGHT,
 	);
 	const height = PANEL_HEIGHT * 2;
-	const items = [
-		{ color: COLORS.recorded, label: "recorded context" },
-		...(projected ? [{ color: COLORS.projected, label: "with pi-fold (modelled)", dashed: true }] : []),
-		{ color: COLORS.cacheRead, label: "cache read" },
-		{ color: COLORS.uncached, label: "uncached input" },
-		...(series.compactions.length > 0 ? [{ color: COLORS.compaction, label: "compaction", dashed: true }] : []),
-		...(series.commits.length > 0 ? [{ color: COLORS.commit, label: "pi-fold commit", dashed: true }] : []),
+	const items: LegendItem[] = [
+		{ color: COLORS.recorded, label: "recorded context", glyph: { line: undefined } },
+		...(projected
+			? [{ color: COLORS.projected, label: "with pi-fold (modelled)", glyph: { line: DASH.projected } }]
+			: []),
+		{ color: COLORS.cacheRead, label: "cache read", glyph: "bar" as const },
+		{ color: COLORS.uncached, label: "uncached input", glyph: "bar" as const },
+		...(series.compactions.length > 0
+			? [{ color: COLORS.compaction, label: "compaction", glyph: { line: DASH.compaction } }]
+			: []),
+		...(series.commits.length > 0
+			? [{ color: COLORS.commit, label: "pi-fold commit", glyph: { line: DASH.commit } }]
+			: []),
 		...((series.projected?.commits.length ?? 0) > 0
-			? [{ color: COLORS.projected, label: "pi-fold commit (modelled, top chart)", dashed: true }]
+			? [{ color: COLORS.projectedCommit, label: "pi-fold commit (modelled, top chart)", glyph: "triangle" as const }]
 			: []),
 	];
 	return `<!doctype html>
@@ -168,13 +246,20 @@ svg.chart { width: 100%; max-width: ${CHART_WIDTH}px; height: auto; display: blo
 .title { font-size: 14px; font-weight: 600; fill: ${COLORS.text}; }
 .tick { font-size: 11px; fill: #555555; }
 .grid { stroke: ${COLORS.grid}; stroke-width: 1; }
+.axis { stroke: #555555; stroke-width: 1; }
+.facts { display: flex; flex-wrap: wrap; gap: 8px 28px; margin: 12px 0; }
+.facts div { min-width: 9em; }
+.facts dt { font-size: 12px; color: #555555; }
+.facts dd { margin: 0; font-size: 18px; font-weight: 600; }
+.note { font-size: 12px; color: #555555; margin: 0 0 12px; }
 .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 16px; }
 .legend li { display: flex; align-items: center; gap: 6px; }
 </style>
 </head>
 <body>
 <h1>${escapeXml(title)}</h1>
-<p>${integer.format(series.points.length)} requests${series.unbilled > 0 ? ` (${integer.format(series.unbilled)} with no usage left out)` : ""}. Made by <code>pi-fold report --html</code>.</p>
+${factsList(page)}
+<p>${integer.format(series.points.length)} requests charted${series.unbilled > 0 ? ` (${integer.format(series.unbilled)} with no usage left out)` : ""}. Made by <code>pi-fold report --html</code>.</p>
 <svg class="chart" viewBox="0 0 ${CHART_WIDTH} ${height}" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}">
 ${occupancy}
 ${split}

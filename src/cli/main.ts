@@ -223,7 +223,7 @@ function runReport(args: readonly string[]): CliResult {
 	if (parsed.html !== undefined) {
 		const out = fromInvocationDir(parsed.html);
 		try {
-			writeFileSync(out, chartHtml(report.series, `pi-fold report: session ${session.header.id}`));
+			writeFileSync(out, chartHtml(report.series, report.page));
 		} catch (error) {
 			const reason = (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
 			return {

@@ -16,10 +16,12 @@ import { type ProjectedSavings, projectSavings } from "../cost/projected-savings
 import type { RateCard } from "../cost/rate-card.ts";
 import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import { describeUsage } from "../fold/briefs/summarizer-prompt.ts";
+import { commitReasonText } from "../fold/pi/commit-reasons.ts";
 import type { LoadedSession } from "../session/load.ts";
 import { type SessionStats, sessionStats } from "../session/stats.ts";
 import { type FoldActivity, foldActivity } from "./activity.ts";
 import { type ChartSeries, chartSeries, sparklineSection } from "./chart.ts";
+import type { ChartPage } from "./html.ts";
 
 /** The fold store next to a session file, as measured on disk. */
 export interface StoreSize {
@@ -66,6 +68,8 @@ export interface Report {
 	series: ChartSeries;
 	activity: FoldActivity;
 	projection?: ProjectedSavings;
+	/** Title and headline numbers of the HTML page. */
+	page: ChartPage;
 }
 
 /** Everything the report shows, computed once: text and chart series. */
@@ -94,9 +98,73 @@ export function buildReport(session: LoadedSession, options: ReportOptions = {})
 			series.projected = { promptTokens: aligned, commits };
 		}
 	}
-	const text = renderReport(session, stats, activity, options, projected, series);
-	return projected ? { text, series, activity, projection: projected } : { text, series, activity };
+	const cost = sessionCost(session.entries, {
+		cardFor: catalogRateCard,
+		...(options.rateCard ? { card: options.rateCard } : {}),
+	});
+	const text = renderReport(session, stats, activity, options, projected, series, cost);
+	const page = chartPage(session, series, cost, activity, projected);
+	return projected ? { text, series, activity, projection: projected, page } : { text, series, activity, page };
 }
+
+/** The session's start date (UTC, from its header), or "undated". */
+function sessionDate(timestamp: string | undefined): string {
+	const time = Date.parse(timestamp ?? "");
+	return Number.isFinite(time) ? new Date(time).toISOString().slice(0, 10) : "undated";
+}
+
+/** The HTML page's title (directory, model, date) and headline numbers: the same figures the text shows. */
+export function chartPage(
+	session: LoadedSession,
+	series: ChartSeries,
+	cost: SessionCost,
+	activity: FoldActivity,
+	projection: ProjectedSavings | undefined,
+): ChartPage {
+	const where = session.header.cwd || "(no directory recorded)";
+	const title = `pi-fold report: ${where} · ${series.model ?? "no model recorded"} · ${sessionDate(session.header.timestamp)}`;
+	const facts: ChartPage["facts"][number][] = [
+		{ label: "requests", value: integer.format(cost.requests.length) },
+		{ label: "Pi's ledger (as recorded)", value: dollars(cost.recordedCost) },
+		{ label: "cache share", value: `${(cost.cacheShare * 100).toFixed(1)}%` },
+	];
+	if (cost.peakPrompt) {
+		const share = series.window ? ` (${Math.round((cost.peakPrompt.tokens / series.window) * 100)}% of window)` : "";
+		facts.push({ label: "peak request", value: `${integer.format(cost.peakPrompt.tokens)} tokens${share}` });
+	}
+	if (activity.present) {
+		facts.push(
+			{
+				label: "folds",
+				value: `${integer.format(activity.folds)}, ${integer.format(activity.collapsedInWindow)} shown as briefs`,
+			},
+			{
+				label: "commits",
+				value: `${integer.format(activity.commits)}, ~${integer.format(activity.freedTokens)} tokens freed`,
+			},
+			{ label: "held out of the window", value: readableBytes(activity.heldOutBytes) },
+		);
+	}
+	if (projection) {
+		const saved = projection.native.cost - projection.projected.cost;
+		const share = projection.native.cost > 0 ? (saved / projection.native.cost) * 100 : 0;
+		facts.push(
+			{ label: "Pi alone (modelled)", value: dollars(projection.native.cost) },
+			{ label: "with pi-fold (modelled)", value: dollars(projection.projected.cost) },
+			{ label: "saving (modelled)", value: `${dollars(saved)} (${share.toFixed(1)}%)` },
+			{
+				label: "peak request with pi-fold",
+				value: `${integer.format(Math.round(projection.projected.peakPromptTokens))} tokens`,
+			},
+		);
+	}
+	const note = projection
+		? `"Modelled" figures replay the active branch through Pi's own compaction and through pi-fold's ladder, priced with the ${projection.card} card under one prefix-cache model; Pi's ledger is what Pi recorded at the time.`
+		: undefined;
+	return note ? { title, facts, note } : { title, facts };
+}
+
+const dollars = (value: number): string => `$${value.toFixed(2)}`;
 
 /** Render the report text from its computed parts. */
 export function renderReport(
@@ -106,6 +174,7 @@ export function renderReport(
 	options: ReportOptions,
 	projection: ProjectedSavings | undefined,
 	series: ChartSeries,
+	cost: SessionCost,
 ): string {
 	const { header } = session;
 	const usage = stats.usage;
@@ -163,12 +232,7 @@ export function renderReport(
 		`  output      ${integer.format(usage.output)}`,
 		`  cost        $${usage.cost.toFixed(4)}`,
 		"",
-		...costSection(
-			sessionCost(session.entries, {
-				cardFor: catalogRateCard,
-				...(options.rateCard ? { card: options.rateCard } : {}),
-			}),
-		),
+		...costSection(cost),
 		"",
 		...sparklineSection(series),
 	);
@@ -191,13 +255,21 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 	}
 	const reasons = Object.entries(activity.commitReasons)
 		.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-		.map(([reason, count]) => `${count} ${reason}`)
-		.join(", ");
+		.map(([reason, count]) => `                ${integer.format(count)} because ${commitReasonText(reason)}`);
+	if (activity.unreadableCommits > 0)
+		reasons.push(`                ${integer.format(activity.unreadableCommits)} with a summary that could not be read`);
+	const commits =
+		activity.commits === 0
+			? ["  commits       none by the ladder"]
+			: [
+					`  commits       ${integer.format(activity.commits)} (each one rewrite of the window), ~${integer.format(activity.freedTokens)} tokens freed:`,
+					...reasons,
+				];
 	const lines = [
 		"pi-fold in this session (active branch):",
 		`  folds         ${integer.format(activity.folds)}${activity.dissolved > 0 ? ` (${activity.dissolved} dissolved)` : ""}, ${integer.format(activity.collapsedInWindow)} shown as briefs now`,
 		`  held out      ${readableBytes(activity.heldOutBytes)} of source kept out of the window (exact copies in the store)`,
-		`  commits       ${activity.commits === 0 ? "none by the ladder" : `${integer.format(activity.commits)} (${reasons}), ~${integer.format(activity.freedTokens)} tokens freed`}`,
+		...commits,
 		`  context edits ${integer.format(activity.contextEdits)}`,
 		`  compactions   ${engines}`,
 		...(activity.summarizer.requests > 0 ? [`  model briefs  ${describeUsage(activity.summarizer)}`] : []),

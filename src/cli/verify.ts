@@ -204,7 +204,7 @@ export function formatVerify(outcome: VerifyOutcome): string {
 		`  entries            ${counts.entries} on ${plural(counts.branches, "branch")}`.replace(/branchs/, "branches"),
 		`  fold state entries ${counts.stateEntries}`,
 		`  folds              ${counts.folds} (${plural(counts.blobsChecked, "blob")} checked, ${counts.rebuildable} rebuildable from the log)`,
-		`  compactions        ${counts.compactions} with Fabric details`,
+		`  compactions        ${counts.compactions} with pi-fold compaction details`,
 		"problem" in outcome.store
 			? `  store              none: ${outcome.store.problem}`
 			: `  store              ${outcome.store.location} (read-only)`,

@@ -38,7 +38,6 @@ import {
 	type FabricCompactionDetailsV2,
 } from "./records/details.ts";
 import { decodeCustomInstructions, type InstructionErrorCode } from "./records/instructions.ts";
-import { SETTINGS_COMMAND } from "./settings/command.ts";
 import { type CompileSummaryResult, compileSummary } from "./summary/compile.ts";
 import type { OmittedCounts } from "./summary/render.ts";
 import { compactionInstructionPolicy, renderCompactionRequestBlock } from "./summary/request-render.ts";
@@ -301,7 +300,7 @@ export function floorNotice(projectedTokens: number, floor: NonNullable<SummaryF
 				"the model has less room to answer than reserveTokens asks, and Pi may compact again after the next turn. " +
 				"Lower compaction.reserveTokens for this model (a quarter of its window leaves room for both)."
 			: `the ${floor.binding} ceiling of a ${floor.contextWindow}-token window is smaller than the system prompt, tools and summary; ` +
-				`raise the maximum occupancy (/${SETTINGS_COMMAND}) or use a larger window.`;
+				"raise Max occupancy (compaction.targetContextRatio) or use a larger window.";
 	return clipText(
 		`Compacted everything: the smallest context this compaction can make (~${projectedTokens} tokens) is above its ${floor.targetTokens}-token target: ${why}`,
 		MAX_CANCEL_MESSAGE_BYTES,

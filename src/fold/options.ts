@@ -5,6 +5,7 @@
  */
 
 import type { CompactionOptions } from "../compaction/settings/settings-source.ts";
+import { PRODUCT_NAME } from "../product.ts";
 import type { ProjectionProvider } from "./engine/projection-candidates.ts";
 import type { RegisterSuggestionSource } from "./engine/suggestions.ts";
 import { DEFAULT_READ_ONLY_TOOLS } from "./lattice/units.ts";
@@ -12,7 +13,7 @@ import { DEFAULT_READ_ONLY_TOOLS } from "./lattice/units.ts";
 export { DEFAULT_READ_ONLY_TOOLS };
 
 export const DEFAULT_TOOL_NAME = "active_context";
-export const DEFAULT_TOOL_LABEL = "Active Context";
+export const DEFAULT_TOOL_LABEL = PRODUCT_NAME;
 export const DEFAULT_BRAND_NOUN = "active-context";
 export const DEFAULT_ENTRY_TYPE_PREFIX = "pi-fold-active-context";
 export const DEFAULT_COMMAND_NAMES = { status: "context", fold: "fold-context" } as const;

@@ -12,6 +12,7 @@ function series(prompts: number[], marks: Partial<ChartSeries> = {}): ChartSerie
 			occupancy: null,
 		})),
 		window: null,
+		model: null,
 		unbilled: 0,
 		compactions: [],
 		commits: [],

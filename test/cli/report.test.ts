@@ -14,6 +14,7 @@ import { runCli } from "../../src/cli/main.ts";
 import { readableBytes } from "../../src/cli/report.ts";
 import { cardForModelKey, hostFacts, replayBranch } from "../../src/cost/fold-replay.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
+import { COMMIT_REASON_TEXT } from "../../src/fold/pi/commit-reasons.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { REAL_SESSIONS, toJsonl } from "../fixtures/session.ts";
 
@@ -87,7 +88,18 @@ describe("pi-fold report on a session recorded with pi-fold", () => {
 		expect(withPiFold).toMatch(/pi-fold in this session \(active branch\):\n/);
 		expect(withPiFold).toMatch(/folds\s+\d+, \d+ shown as briefs now\n/);
 		expect(withPiFold).toMatch(/held out\s+\d+(\.\d)? (KB|MB) of source kept out of the window/);
-		expect(withPiFold).toMatch(/commits\s+\d+ \((\d+ [a-z-]+(, )?)+\), ~[\d,]+ tokens freed/);
+		// Commit reasons and freed tokens as the runtime writes them (one `:commit` line with its summary), in words.
+		const commits =
+			/commits\s+(\d+) \(each one rewrite of the window\), ~([\d,]+) tokens freed:\n((?: {16}\d+ because .*\n)+)/.exec(
+				withPiFold,
+			);
+		expect(commits, withPiFold).not.toBeNull();
+		const reasonLines = (commits?.[3] ?? "").trimEnd().split("\n");
+		const phrases = new Set(Object.values(COMMIT_REASON_TEXT));
+		for (const line of reasonLines) expect(phrases).toContain(line.replace(/^ +\d+ because /, ""));
+		const counted = reasonLines.reduce((total, line) => total + Number(/\d+/.exec(line)?.[0]), 0);
+		expect(counted).toBe(Number(commits?.[1]));
+		expect(Number(commits?.[2]?.replaceAll(",", ""))).toBeGreaterThan(0);
 		expect(withPiFold).toMatch(/context edits\s+[1-9]/);
 		expect(withPiFold).toMatch(/store\s+4\.9 KB in 2 files at .*\.pi-fold\n/);
 		expect(withPiFold).not.toContain("What pi-fold would have saved");

@@ -1,23 +1,19 @@
 /**
- * Compaction settings the user can see, in the real Pi 1.6.0 CLI: a bad
- * `compaction` section is reported exactly once per session (one stderr line
- * in print mode, one notification in RPC mode) naming file, key, value and
- * what was used; `/fabric-settings` prints the effective settings in print
- * mode and, in the TUI (tmux), edits Max occupancy and the model's Threshold
- * and saves them to settings.json.
+ * pi-fold's settings as a person meets them in the real Pi 1.6.0 CLI: every
+ * settings problem (a bad `compaction` value, a serving window larger than
+ * the model's) is told once per session in one notice (one stderr line in
+ * print mode, one warning in RPC mode) naming file, key, value and what is
+ * used; `/context settings` prints the effective values and where each comes
+ * from in print mode and, in the TUI (tmux), opens the dialog at the value in
+ * force and writes to the file the person chose, saying when another file
+ * decides.
  */
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startLoopbackProvider } from "../harness/loopback-provider.ts";
-import {
-	createPiSandbox,
-	LOOPBACK_MODEL_ID,
-	LOOPBACK_PROVIDER_ID,
-	type PiSandbox,
-	runPrint,
-} from "../harness/pi-cli.ts";
+import { createPiSandbox, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
 import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 import { HAS_TMUX, startTmuxPi } from "../harness/pi-tmux.ts";
 
@@ -25,8 +21,9 @@ const COLUMNS = 160;
 const ROWS = 50;
 /** Pi's editor treats keys that arrive with the text as one paste; Enter must come on its own. */
 const KEY_GAP_MS = 600;
-const MODEL_KEY = `${LOOPBACK_PROVIDER_ID}/${LOOPBACK_MODEL_ID}`;
-const BAD = { compaction: { engine: "bogus", targetContextRatio: 5 } };
+/** The loopback model's window is 128,000 tokens; this serving window is larger. */
+const BAD = { compaction: { engine: "bogus", targetContextRatio: 5 }, piFold: { providerTotalWindow: 200_000 } };
+const NOTICE_HEAD = "pi-fold settings:";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -41,80 +38,91 @@ async function sandboxWith(settings: Record<string, unknown>): Promise<PiSandbox
 	return sandbox;
 }
 
-const noticeLines = (stderr: string) => stderr.split("\n").filter((line) => line.includes("compaction settings:"));
-
-describe("compaction settings in the CLI", () => {
-	it("print mode: one stderr line for a bad file, and /fabric-settings prints the effective settings", async () => {
+describe("settings in the CLI", () => {
+	it("print mode: one stderr line for every problem, and /context settings prints values and their files", async () => {
 		const sandbox = await sandboxWith(BAD);
-		const result = await runPrint(sandbox, "/fabric-settings");
+		const result = await runPrint(sandbox, "/context settings");
 		expect(result.code, result.stderr).toBe(0);
-		const lines = noticeLines(result.stderr);
+		const lines = result.stderr.split("\n").filter((line) => line.includes(NOTICE_HEAD));
 		expect(lines).toHaveLength(1);
 		const file = join(sandbox.agentDir, "settings.json");
-		expect(lines[0]).toContain(`${file}: compaction.engine = "bogus" must be "fabric" or "pi"; used "fabric"`);
-		expect(lines[0]).toContain(`${file}: compaction.targetContextRatio = 5 lowered to the maximum 0.85; used 0.85`);
-		expect(result.stdout).toContain("Compaction settings (pi-fold)");
-		expect(result.stdout).toContain("Max occupancy: 85%");
-		expect(result.stdout).toContain(`Threshold for ${MODEL_KEY}: Pi default`);
-
-		const umbrella = await runPrint(sandbox, "/fabric settings");
-		expect(umbrella.stdout).toContain("Max occupancy: 85%");
+		expect(lines[0]).toContain(`${NOTICE_HEAD} 3 problems; every other setting is in use. ${file}: `);
+		expect(lines[0]).toContain('compaction.engine = "bogus": must be "fabric" or "pi"; using "fabric".');
+		expect(lines[0]).toContain("compaction.targetContextRatio = 5: lowered to the maximum 0.85; using 0.85.");
+		expect(lines[0]).toContain(
+			"piFold.providerTotalWindow = 200000: is larger than loopback/loopback-1's context window of 128,000 tokens",
+		);
+		expect(result.stdout).toContain("pi-fold settings (value · where it comes from)");
+		expect(result.stdout).toMatch(/Max occupancy +85% · global file +compaction\.targetContextRatio/);
+		expect(result.stdout).toMatch(/Serving window +200,000 tokens · global file +piFold\.providerTotalWindow/);
+		expect(result.stdout).toContain(`Global file:  ${file}`);
 	});
 
-	it("RPC mode: a bad file is exactly one warning notification for the session", async () => {
+	it("RPC mode: the problems are exactly one warning notification for the session", async () => {
 		const sandbox = await sandboxWith(BAD);
 		const rpc = startRpc(sandbox);
 		cleanups.push(async () => {
 			await rpc.close();
 		});
-		await rpc.promptAndSettle("/fabric-settings");
+		await rpc.promptAndSettle("/context");
 		await rpc.promptAndSettle("/context");
 		const notices = rpc.records.filter(
 			(record: RpcRecord) =>
 				record.type === "extension_ui_request" &&
 				record.method === "notify" &&
-				String(record.message).includes("compaction settings:"),
+				String(record.message).includes(NOTICE_HEAD),
 		);
 		expect(notices).toHaveLength(1);
 		expect(notices[0]).toMatchObject({ notifyType: "warning" });
 		expect(String(notices[0]?.message)).toContain('compaction.engine = "bogus"');
+		expect(String(notices[0]?.message)).toContain("piFold.providerTotalWindow = 200000");
 	});
 });
 
-describe.skipIf(!HAS_TMUX)("/fabric-settings in Pi's TUI (tmux)", () => {
-	it("edits Max occupancy and the model's Threshold and saves them", async () => {
-		const sandbox = await sandboxWith({});
+describe.skipIf(!HAS_TMUX)("/context settings in Pi's TUI (tmux)", () => {
+	it("opens at the values in force, shows their files, and writes to the file the person chose", async () => {
+		const sandbox = await sandboxWith({ defaultProjectTrust: "always", compaction: { targetContextRatio: 0.5 } });
+		const projectFile = join(sandbox.cwd, ".pi", "settings.json");
+		mkdirSync(join(sandbox.cwd, ".pi"), { recursive: true });
+		writeFileSync(projectFile, JSON.stringify({ compaction: { targetContextRatio: 0.6 } }));
+		const globalFile = join(sandbox.agentDir, "settings.json");
+		const read = (path: string) => JSON.parse(readFileSync(path, "utf8")).compaction;
 		const pi = startTmuxPi(sandbox, { name: "pi-fold-settings", columns: COLUMNS, rows: ROWS, keyGapMs: KEY_GAP_MS });
 		cleanups.push(() => pi.stop());
-		const { waitFor, keys } = pi;
-		const type = (text: string) => pi.line(text);
-		const saved = () => JSON.parse(readFileSync(join(sandbox.agentDir, "settings.json"), "utf8")).compaction;
+		const capture = (name: string, screen: string) => {
+			writeFileSync(join(sandbox.root, `${name}.txt`), screen);
+			const dir = process.env.PI_FOLD_TUI_CAPTURE_DIR;
+			if (dir) writeFileSync(join(dir, `${name}.txt`), screen);
+		};
 
-		await waitFor("fold 0%");
-		await type("/fabric-settings");
-		const menu = await waitFor("Max occupancy: 65%");
-		writeFileSync(join(sandbox.root, "settings-menu.txt"), menu);
-		expect(menu).toContain("Compaction settings (pi-fold)");
-		expect(menu).toContain(`Threshold (${MODEL_KEY}): Pi default`);
+		await pi.waitFor("fold 0%");
+		// A trailing space closes the subcommand completions, so Enter submits instead of completing.
+		await pi.line("/context settings ");
+		const dialog = await pi.waitFor("Max occupancy");
+		capture("settings-dialog", dialog);
+		// The project file holds 60% and wins over the global 50%; changes go to the project file first.
+		expect(dialog).toMatch(/Save changes to +project file/);
+		expect(dialog).toMatch(/Max occupancy +60% · project file/);
 
-		// Max occupancy: the list starts at 25%; five steps down is 50%.
-		await keys("Enter");
-		await waitFor("Max occupancy: context ceiling after a compaction");
-		await keys("Down", "Down", "Down", "Down", "Down", "Enter");
-		await waitFor("Max occupancy: 50%");
-		expect(saved()).toEqual({ targetContextRatio: 0.5 });
+		// The picker opens at 60%; one step down is 65%, written to the project file.
+		await pi.keys("Down", "Enter");
+		const picker = await pi.waitFor("✓ 60%");
+		capture("settings-picker", picker);
+		await pi.keys("Down", "Enter");
+		await pi.waitFor("65% · project file");
+		expect(read(projectFile)).toEqual({ targetContextRatio: 0.65 });
 
-		// Threshold: Custom tokens…, then 400000.
-		await keys("Down", "Enter");
-		await waitFor(`Threshold for ${MODEL_KEY}: compact when the context reaches`);
-		for (let step = 0; step < 11; step++) await keys("Down");
-		await keys("Enter");
-		await waitFor("Threshold in tokens");
-		await type("400000");
-		const after = await waitFor(`Threshold (${MODEL_KEY}): 400,000 tokens`);
-		writeFileSync(join(sandbox.root, "settings-after.txt"), after);
-		if (process.env.PI_FOLD_TUI_CAPTURE) writeFileSync(process.env.PI_FOLD_TUI_CAPTURE, after);
-		expect(saved()).toEqual({ targetContextRatio: 0.5, tokenThresholds: { [MODEL_KEY]: 400_000 } });
-		await keys("Escape");
+		// Saved to the global file instead, 70% is written there, and the dialog says the project file still wins.
+		await pi.keys("Up", "Enter", "Down", "Enter");
+		// The picker opens at the value in force (the project's 65%), not at the global file's 50%.
+		await pi.waitFor("✓ 65%");
+		await pi.keys("Down", "Enter");
+		const after = await pi.waitFor("and wins");
+		capture("settings-after", after);
+		expect(read(globalFile)).toEqual({ targetContextRatio: 0.7 });
+		expect(read(projectFile)).toEqual({ targetContextRatio: 0.65 });
+		expect(after).toContain(`Max occupancy: saved 70% to ${globalFile}, but ${projectFile} (project file) sets 65%`);
+		expect(after).toMatch(/Max occupancy +65% · project file/);
+		await pi.keys("Escape");
 	});
 });

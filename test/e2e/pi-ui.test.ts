@@ -66,7 +66,7 @@ describe("pi-fold in Pi's UI", () => {
 		await twoExchanges(harness);
 		const before = await harness.run("/context");
 		const tokensBefore = Number(/next request: ~([\d,]+) tokens/.exec(before[0] ?? "")?.[1]?.replace(/,/g, ""));
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold \d+% of 128k$/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold \d+% of 128k$/);
 
 		const folded = await harness.run("/fold-context");
 		expect(folded[0]).toMatch(/Folded chapter f-[0-9a-f]{12}/);
@@ -74,7 +74,7 @@ describe("pi-fold in Pi's UI", () => {
 			/Window for the next request: ~[\d,]+ tokens, [\d.]+% of the serving budget; 1 collapsed fold holds/,
 		);
 		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold \d+% of 128k · 1 fold \([\d.]+ KB out\)$/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold \d+% of 128k · 1 fold \([\d.]+ KB out\)$/);
 
 		const [report = ""] = await harness.run("/context");
 		const tokensAfter = Number(/next request: ~([\d,]+) tokens/.exec(report)?.[1]?.replace(/,/g, ""));
@@ -95,7 +95,7 @@ describe("pi-fold in Pi's UI", () => {
 		expect(peek).toMatch(/read result: /);
 
 		const [tree = ""] = await harness.run("/context tree");
-		expect(tree).toContain("Fold tree, in transcript order:");
+		expect(tree).toMatch(/^Fold tree, in transcript order$/m);
 		const [window = ""] = await harness.run("/context window");
 		expect(window).toContain(`${id} folded chapter`);
 		expect(harness.requests).toHaveLength(3);
@@ -126,7 +126,7 @@ describe("pi-fold in Pi's UI", () => {
 		const { harness } = await uiHarness();
 		await twoExchanges(harness);
 		const [unknown = ""] = await harness.run("/context foo");
-		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, search, help\./);
+		expect(unknown).toMatch(/^Unknown \/context subcommand "foo"; try tree, window, peek, search, settings, help\./);
 		const [noSuch = ""] = await harness.run("/context peek f-000000000000");
 		expect(noSuch).toMatch(/No fold or entry "f-000000000000" on this branch\. There are no folds yet\./);
 		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
@@ -149,7 +149,7 @@ describe("pi-fold in Pi's UI", () => {
 		await harness.run("Read e.txt.").catch(() => undefined);
 		const [report = ""] = await harness.run("/context");
 		expect(report).toMatch(/Warning: the next request is over the serving budget \(\d+\.\d%\)/);
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^fold ⚠ \d+% of /);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold ⚠ \d+% of /);
 	});
 
 	it("shows a fold a compaction removed as removed, not collapsed", async () => {

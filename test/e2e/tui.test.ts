@@ -2,8 +2,9 @@
  * Pi's interactive TUI in tmux (pi-tui ships no virtual terminal): the real
  * Pi 1.6.0 CLI against the loopback provider, driven by keystrokes and read
  * back with `capture-pane`. Shows the footer status, `/context` right after
- * `/fold-context` reporting the folded window, and the context tool's peek
- * as one collapsed line.
+ * `/fold-context` as a themed view of the folded window, `/context peek` with
+ * the fold's verified source, and the context tool's peek as one collapsed
+ * line.
  */
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -50,6 +51,11 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 
 		const pi = startTmuxPi(sandbox, { name: "pi-fold-tui", columns: COLUMNS, rows: ROWS, keyGapMs: KEY_GAP_MS });
 		cleanups.push(() => pi.stop());
+		const save = (name: string, screen: string) => {
+			writeFileSync(join(sandbox.root, `${name}.txt`), screen);
+			if (process.env.PI_FOLD_TUI_CAPTURE_DIR)
+				writeFileSync(join(process.env.PI_FOLD_TUI_CAPTURE_DIR, `${name}.txt`), screen);
+		};
 		const type = async (input: string, expected: string): Promise<string> => {
 			await pi.line(input);
 			return pi.waitFor(expected);
@@ -59,19 +65,31 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 		await type("Read c.txt", "Read it.");
 		await type("Thanks", "You are welcome.");
 		await type("/fold-context", "Folded chapter");
+		// /context: Pi's own kind of view, headings and values in the theme, closed with Esc.
 		const report = await type("/context", "More: /context peek");
+		save("context", report);
+		expect(report).toMatch(/^ pi-fold context · session [0-9a-f-]{8} \(\d+ entries on this branch\)/m);
+		expect(report).toMatch(/^ Window\s*$/m);
 		expect(report).toMatch(/Folds: 1 \(1 collapsed, holding [\d.]+ KB out of the window/);
 		expect(report).toMatch(/f-[0-9a-f]{12} {2}chapter, collapsed/);
+		expect(report).toContain("Esc close");
+		const id = /f-[0-9a-f]{12}/.exec(report)?.[0] ?? "";
+		await pi.keys("Escape");
+		// A trailing space closes the completion menu, so Enter submits.
+		const peek = await type(`/context peek ${id} `, "Source (sha256");
+		save("context-peek", peek);
+		expect(peek).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
+		expect(peek).toContain("read result:");
+		await pi.keys("Escape");
 		const screen = await type("Peek it", "Peeked.");
-		writeFileSync(join(sandbox.root, "tui-capture.txt"), screen);
-		if (process.env.PI_FOLD_TUI_CAPTURE) writeFileSync(process.env.PI_FOLD_TUI_CAPTURE, screen);
+		save("tool-rows", screen);
 
 		// The footer: occupancy of the serving budget, folds and bytes held out.
-		expect(screen).toMatch(/^fold \d+% of 128k · 1 fold \([\d.]+ KB out\)\s*$/m);
+		expect(screen).toMatch(/^pi-fold \d+% of 128k · 1 fold \([\d.]+ KB out\)\s*$/m);
 		// The peek is one call line and one collapsed result line; its source is not printed.
-		expect(screen).toMatch(/Active Context peek f-[0-9a-f]{12}/);
+		expect(screen).toMatch(/pi-fold peek f-[0-9a-f]{12}/);
 		expect(screen).toMatch(/read fold f-[0-9a-f]{12}: [\d.]+ KB of [\d.]+ KB, sha256 verified \(.+ to expand\)/);
-		const afterPeek = screen.slice(screen.indexOf("Active Context peek"));
+		const afterPeek = screen.slice(screen.indexOf("pi-fold peek"));
 		expect(afterPeek).not.toContain(SECRET);
 		expect(provider.rejections).toEqual([]);
 	});

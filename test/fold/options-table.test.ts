@@ -26,7 +26,7 @@ const TABLE: Row[] = [
 	},
 	{
 		option: "toolLabel",
-		check: (r) => expect(r.toolLabel).toBe("Active Context"),
+		check: (r) => expect(r.toolLabel).toBe("pi-fold"),
 		valid: { toolLabel: "Ctx" },
 		validCheck: (r) => expect(r.toolLabel).toBe("Ctx"),
 		invalid: "  ",

@@ -9,11 +9,11 @@ import {
 } from "../../src/fold/options.ts";
 
 describe("resolveOptions", () => {
-	it("pins the spec's defaults, except epoch scheduling (measured cheaper; docs/benchmarks.md)", () => {
+	it("pins the spec's defaults, except epoch scheduling (measured cheaper; docs/benchmarks.md) and the tool row's label (one product name, issue 19)", () => {
 		const options = resolveOptions();
 		expect(options).toMatchObject({
 			toolName: "active_context",
-			toolLabel: "Active Context",
+			toolLabel: "pi-fold",
 			brandNoun: "active-context",
 			entryTypePrefix: "pi-fold-active-context",
 			commandNames: { status: "context", fold: "fold-context" },

@@ -43,6 +43,7 @@ import type {
 	SessionCompactEvent,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
+import type { SettingsProblem } from "../../settings/notice.ts";
 import { latestCarry } from "../api/carry.ts";
 import { type ClaimResult, type OwnerClaimRequest, OwnerClaims } from "../api/claim.ts";
 import {
@@ -77,8 +78,7 @@ import {
 	PI_VCC_OVERRIDE_MARKER,
 	PI_VCC_SENTINEL,
 } from "../records/wire.ts";
-import { registerSettingsCommands } from "../settings/command.ts";
-import { settingsNotice, settingsProblemLines } from "../settings/notices.ts";
+import { compactionSettingsProblems } from "../settings/notices.ts";
 import type { CompactorSettings } from "../settings/settings.ts";
 import {
 	type CompactionOptions,
@@ -87,14 +87,7 @@ import {
 	readCompactionSettings,
 	type SettingsFileIo,
 } from "../settings/settings-source.ts";
-import {
-	declaredToolsEstimate,
-	defaultLog,
-	fixedContextEstimateOf,
-	LOG_PREFIX,
-	notify,
-	systemPromptEstimate,
-} from "./host.ts";
+import { declaredToolsEstimate, defaultLog, fixedContextEstimateOf, notify, systemPromptEstimate } from "./host.ts";
 import { repairToolPairing } from "./repair.ts";
 
 export type { LastAutoCompaction } from "../api/types.ts";
@@ -122,8 +115,6 @@ export interface RegisterCompactionDeps {
 
 /** Per-registration state and the event handlers. Exported for tests that drive events directly. */
 export class CompactionHooks implements CompactorState {
-	/** Sessions that already saw their settings problems. */
-	private readonly settingsReported = new Set<string>();
 	/** Sessions that already saw the "another compactor won" warning. */
 	private readonly warnedSessions = new Set<string>();
 	/** Set when the compactor deliberately yielded the compaction in flight (pi-vcc). */
@@ -167,16 +158,9 @@ export class CompactionHooks implements CompactorState {
 		return readCompactionSettings(ctx, this.options, this.io);
 	}
 
-	/** Settings problems reach the user once per session: a UI notice, or one log line without a UI. */
-	reportSettings(ctx: ExtensionContext): void {
-		const sessionId = ctx.sessionManager.getSessionId();
-		if (this.settingsReported.has(sessionId)) return;
-		const lines = settingsProblemLines(this.sources(ctx));
-		const notice = settingsNotice(lines);
-		if (!notice) return;
-		this.settingsReported.add(sessionId);
-		if (ctx.hasUI) ctx.ui.notify(notice, "warning");
-		else this.log(`${LOG_PREFIX} warning: ${notice.replace(/\n- /g, " | ").replace(/\n/g, " ")}`);
+	/** What the settings files asked for that the compactor could not use (the package entry tells the person, once). */
+	settingsProblems(ctx: Pick<ExtensionContext, "cwd" | "isProjectTrusted">): SettingsProblem[] {
+		return compactionSettingsProblems(this.sources(ctx));
 	}
 
 	beforeCompact(event: SessionBeforeCompactEvent, ctx: ExtensionContext): SessionBeforeCompactResult | undefined {
@@ -455,10 +439,8 @@ export function registerCompaction(
 	hooks.api = createCompactionApi(pi, hooks);
 	const api = hooks.api;
 	serveCompactionApi(pi.events, api);
-	registerSettingsCommands(pi, { io: hooks.io, read: (ctx) => hooks.sources(ctx) });
-	pi.on("session_start", (_event, ctx) => {
+	pi.on("session_start", (_event, _ctx) => {
 		hooks.resetSession();
-		hooks.reportSettings(ctx);
 		pi.events.emit(COMPACTION_READY_CHANNEL, api);
 	});
 	pi.on("session_shutdown", () => hooks.shutdown());

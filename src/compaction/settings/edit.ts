@@ -1,7 +1,7 @@
 /**
- * The settings dialog's pure half: the choices it offers, parsing what the
- * user typed, the edit it makes to a settings file's JSON, and the text that
- * shows the effective settings. The command shell (command.ts) does the I/O.
+ * Edits of the `compaction` section for the settings dialog
+ * (src/settings/): the choices it offers, parsing what the person typed, and
+ * the edit a choice makes to a settings file's JSON.
  *
  * Edits touch only `compaction.targetContextRatio` ("Max occupancy") and the
  * active model's entry in `compaction.thresholds` / `compaction.tokenThresholds`
@@ -12,14 +12,12 @@
 
 import { isPlainRecord } from "../../session/records/record-guards.ts";
 import {
-	type CompactorSettings,
 	MAX_TARGET_CONTEXT_RATIO,
 	MAX_THRESHOLD_RATIO,
 	MAX_THRESHOLD_TOKENS,
 	MIN_TARGET_CONTEXT_RATIO,
 	MIN_THRESHOLD_RATIO,
 	MIN_THRESHOLD_TOKENS,
-	thresholdForModel,
 } from "./settings.ts";
 
 /** Step of the offered percentages: coarse enough for a short list. */
@@ -94,44 +92,5 @@ export function withThreshold(
 	return { ...file, compaction: next };
 }
 
-function percentText(ratio: number): string {
-	return `${Math.round(ratio * 1000) / 10}%`;
-}
-
-/** The model's Threshold as the dialog shows it. */
-export function thresholdText(settings: CompactorSettings, modelKey: string | undefined): string {
-	const threshold = modelKey ? thresholdForModel(settings, modelKey) : undefined;
-	if (!threshold) return "Pi default";
-	return threshold.kind === "tokens"
-		? `${threshold.tokens.toLocaleString("en-US")} tokens`
-		: percentText(threshold.ratio);
-}
-
-/** The occupancy as the dialog shows it. */
-export function occupancyText(settings: CompactorSettings): string {
-	return percentText(settings.targetContextRatio);
-}
-
-/** The effective settings, one per line, for print mode and the dialog's title. */
-export function effectiveSettingsText(
-	settings: CompactorSettings,
-	modelKey: string | undefined,
-	files: readonly string[],
-): string {
-	const engine = settings.engine === "fabric" ? "deterministic compactor (pi-fold)" : "Pi's summarizer";
-	return [
-		"Compaction settings (pi-fold)",
-		`Engine: ${engine}`,
-		`Max occupancy: ${occupancyText(settings)} (context ceiling after a compaction)`,
-		`Threshold${modelKey ? ` for ${modelKey}` : ""}: ${thresholdText(settings, modelKey)}`,
-		`Output reserve: ${settings.outputReserveTokens > 0 ? `${settings.outputReserveTokens} tokens` : "off"}`,
-		`Pressure bands: warn ${percentText(settings.pressureBands.warn)}, urgent ${percentText(settings.pressureBands.urgent)}`,
-		`Repair orphaned tool results: ${settings.repairOrphans ? "on" : "off"}`,
-		`Read from: ${files.length > 0 ? files.join(", ") : "defaults (no settings file sets compaction)"}`,
-	].join("\n");
-}
-
 /** Bounds a custom threshold percent must satisfy. */
 export const THRESHOLD_PERCENT_BOUNDS = { min: MIN_THRESHOLD_RATIO, max: MAX_THRESHOLD_RATIO } as const;
-/** Bounds a custom occupancy percent must satisfy. */
-export const OCCUPANCY_PERCENT_BOUNDS = { min: MIN_TARGET_CONTEXT_RATIO, max: MAX_TARGET_CONTEXT_RATIO } as const;

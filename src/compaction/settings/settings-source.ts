@@ -67,7 +67,7 @@ export interface CompactionSettingsSources {
 	/** Files that were read (existing and parsed), in merge order. */
 	files: string[];
 	/** The raw `compaction` section of each read file, in merge order (for naming a file's own problems). */
-	layers: { path: string; section: unknown }[];
+	layers: { path: string; scope: "global" | "project"; section: unknown }[];
 	problems: SettingsSourceProblem[];
 }
 
@@ -151,13 +151,16 @@ export function readCompactionSettings(
 	const files: string[] = [];
 	const fileLayers: CompactionSettingsSources["layers"] = [];
 	const layers: unknown[] = [options];
-	const paths = [join(io.agentDir(), SETTINGS_FILE_NAME)];
-	if (context.isProjectTrusted()) paths.push(join(context.cwd, CONFIG_DIR_NAME, SETTINGS_FILE_NAME));
-	for (const path of paths) {
+	const paths: { path: string; scope: "global" | "project" }[] = [
+		{ path: join(io.agentDir(), SETTINGS_FILE_NAME), scope: "global" },
+	];
+	if (context.isProjectTrusted())
+		paths.push({ path: join(context.cwd, CONFIG_DIR_NAME, SETTINGS_FILE_NAME), scope: "project" });
+	for (const { path, scope } of paths) {
 		const section = readSection(path, io, problems);
 		if (section === undefined) continue;
 		files.push(path);
-		fileLayers.push({ path, section });
+		fileLayers.push({ path, scope, section });
 		layers.push(section);
 	}
 	return {

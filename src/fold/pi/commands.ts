@@ -1,12 +1,13 @@
 /**
  * The human's commands: `/context` (the report, `tree`, `window`,
- * `peek <id>`, `search <text>`) and `/fold-context` (fold a named span, or the oldest
+ * `peek <id>`, `search <text>`, `settings`) and `/fold-context` (fold a named span, or the oldest
  * eligible closed chapter), with argument completions. Output speaks to the
- * person and reaches them in every mode through `showOutput`; wording lives
- * in `context-report.ts` and `peek-report.ts`.
+ * person: in the TUI a themed view that pages (`showReport`), in every
+ * other mode the same text through `showOutput`; wording lives in
+ * `context-report.ts` and `peek-report.ts`.
  */
 
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { showOutput } from "../../host/output.ts";
 import { type ActionOutcome, foldSpan, peekFold } from "../actions/actions.ts";
@@ -14,21 +15,27 @@ import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS } from "../actions/search.ts";
 import { searchWorkspace } from "../actions/search-action.ts";
 import { searchReport, searchTimeoutText } from "../actions/search-report.ts";
 import { unfoldedChapters } from "../policy/ladder.ts";
-import { contextHints, formatAfterFold, formatContextReport } from "./context-report.ts";
+import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";
 import { formatPeekReport, unknownPeekId } from "./peek-report.ts";
+import { personText } from "./person-text.ts";
+import { heading, line, type ReportLine, title } from "./report-doc.ts";
+import { showReport } from "./report-view.ts";
 import type { FoldRuntime } from "./runtime.ts";
 
 /** `/context` subcommands with what each shows (also the completion descriptions). */
 export const CONTEXT_SUBCOMMANDS = {
 	tree: "every fold, nested folds included",
-	window: "the window's entries and folds with the ids /fold-context takes",
+	window: "the window's entries and folds, with the ids the fold command takes",
 	peek: "a fold's brief and its exact source: peek <fold id>",
 	search: "find text in folded, compacted and evidence sources: search <text> (or /regex/)",
+	settings: "see and change pi-fold's settings, and where each value comes from",
 	help: "what each subcommand does",
 } as const;
 type Subcommand = keyof typeof CONTEXT_SUBCOMMANDS;
 
+/** Source bytes `/context peek` reads at once in the TUI, where the person pages through them (the model reads slices of PEEK_MAX_BYTES). */
+export const PERSON_PEEK_BYTES = 1024 * 1024;
 /** Fold ids offered after `peek `; the newest first, bounded so the menu stays usable. */
 const COMPLETION_FOLDS = 50;
 
@@ -72,10 +79,15 @@ export function contextCompletions(
 	return items.length > 0 ? items : null;
 }
 
-export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
+/** Subcommands another module serves (the settings dialog lives in src/settings/). */
+export interface CommandExtras {
+	settings(ctx: ExtensionCommandContext): Promise<void>;
+}
+
+export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime, extras: CommandExtras): void {
 	const { commandNames } = runtime.options;
 	pi.registerCommand(commandNames.status, {
-		description: "Show the model's window and folds (/context tree | window | peek <fold id> | search <text> | help)",
+		description: `Show the model's window and folds (/${commandNames.status} tree | window | peek <fold id> | search <text> | settings | help)`,
 		getArgumentCompletions: (prefix) => contextCompletions(prefix, lastView(runtime)?.folds ?? []),
 		handler: async (args, ctx) => {
 			const { sub, rest } = parseContextArgs(args);
@@ -89,13 +101,14 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 				return;
 			}
 			if (sub === "help") return showOutput(ctx, contextHelp(commandNames.status));
-			if (sub === "peek") return showOutput(ctx, ...(await peekReport(runtime, ctx, rest)));
-			if (sub === "search") return showOutput(ctx, ...(await searchCommand(runtime, ctx, args)));
-			showOutput(ctx, report(runtime, ctx, sub === "tree", sub === "window"));
+			if (sub === "settings") return extras.settings(ctx);
+			if (sub === "peek") return showPlain(ctx, ...(await peekReport(runtime, ctx, rest)));
+			if (sub === "search") return showPlain(ctx, ...(await searchCommand(runtime, ctx, args)));
+			return showReport(ctx, report(runtime, ctx, sub === "tree", sub === "window"));
 		},
 	});
 	pi.registerCommand(commandNames.fold, {
-		description: "Fold a span (/fold-context <first id> [last id]) or the oldest eligible closed chapter",
+		description: `Fold a span (/${commandNames.fold} <first id> [last id]) or the oldest eligible closed chapter`,
 		handler: async (args, ctx) => {
 			const ids = args.split(/\s+/).filter(Boolean);
 			const outcome =
@@ -106,19 +119,29 @@ export function registerCommands(pi: ExtensionAPI, runtime: FoldRuntime): void {
 			showOutput(
 				ctx,
 				outcome.ok
-					? `${outcome.text}\n${formatAfterFold(view.next, view.held)}`
-					: `Nothing folded (${outcome.code}): ${outcome.text}`,
+					? `${personText(outcome.text)}\n${formatAfterFold(view.next, view.held)}`
+					: `Nothing folded (${outcome.code}): ${personText(outcome.text)}`,
 				outcome.ok ? "info" : "warning",
 			);
 		},
 	});
 }
 
-function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, window: boolean): string {
+/** A report written as text, drawn as one in the TUI: the first line its title, unindented lines ending in ":" its headings. */
+function showPlain(ctx: ExtensionCommandContext, text: string, level: "info" | "warning"): Promise<void> {
+	if (level === "warning") return showReport(ctx, [line(text)], level);
+	return showReport(
+		ctx,
+		text.split("\n").map((row, index) => (index === 0 ? title(row) : /^\S.*:$/.test(row) ? heading(row) : line(row))),
+		level,
+	);
+}
+
+function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, window: boolean): ReportLine[] {
 	const view = humanView(runtime, ctx);
 	updateFooter(runtime, ctx, view);
 	const manager = ctx.sessionManager;
-	const text = formatContextReport({
+	const lines = contextReportLines({
 		sessionId: manager.getSessionId(),
 		branchEntries: runtime.engine.entries.length,
 		status: view.status,
@@ -129,7 +152,9 @@ function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, wind
 		commands: runtime.options.commandNames,
 		tree,
 	});
-	return window ? `${text}\n${runtime.windowListing(ctx)}` : text;
+	if (!window) return lines;
+	const [head = "", ...rows] = runtime.windowListing(ctx).split("\n");
+	return [...lines, heading(head), ...rows.map((row) => line(row))];
 }
 
 async function peekReport(
@@ -143,7 +168,8 @@ async function peekReport(
 	const ws = runtime.workspace(ctx, "command");
 	const entryId = /^@?([^/@]+)/.exec(id)?.[1] ?? "";
 	if (!fold && !ws.view.indexById.has(entryId)) return [unknownPeekId(id, view.folds, command), "warning"];
-	const outcome = await peekFold(ws, id);
+	// In the TUI the person pages through the whole source; elsewhere the text stays one slice long.
+	const outcome = await peekFold(ws, id, 0, ctx.mode === "tui" && ctx.hasUI ? PERSON_PEEK_BYTES : undefined);
 	if (!outcome.ok) return [`Could not read ${id} (${outcome.code}): ${outcome.text}`, "warning"];
 	const detail = view.status.folds.find((item) => item.id === id);
 	return [

@@ -11,9 +11,12 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { keptFromIndex } from "../../compaction/records/recall.ts";
+import { PRODUCT_NAME } from "../../product.ts";
 import { readableBytes } from "../../text/bytes.ts";
 import type { FoldDetail, StatusDetails } from "../actions/status.ts";
 import { briefWhat } from "../briefs/brief.ts";
+import { commitReasonText, PENDING_MARKS_COMMIT_TEXT } from "./commit-reasons.ts";
+import { field, heading, line, muted, plainReport, type ReportLine, title, valued, warning } from "./report-doc.ts";
 
 export { readableBytes };
 
@@ -21,6 +24,8 @@ export { readableBytes };
 export const REPORT_FOLDS_LISTED = 20;
 /** Characters of a brief shown under its fold in the list; `/context peek` shows it whole. */
 export const REPORT_BRIEF_CHARS = 160;
+/** Characters of the session id in the title: enough to tell sessions apart (the full id is in the session file name). */
+export const SESSION_ID_CHARS = 8;
 /** Occupancy at which the report and the footer warn: the next request no longer fits the serving budget. */
 export const OVER_BUDGET = 1;
 
@@ -85,50 +90,101 @@ function briefFirstLine(brief: string, id: string, max: number): string {
 	return what.length > max ? `${what.slice(0, max - 1)}…` : what;
 }
 
-/** The window line and, above the budget, the warning. */
-function windowLines(input: Pick<ContextReportInput, "status" | "next" | "hostTokens" | "commands">): string[] {
+/** The window section: the next request against the budget, Pi's reading when they differ, the warning. */
+function windowLines(input: Pick<ContextReportInput, "status" | "next" | "hostTokens" | "commands">): ReportLine[] {
 	const { budget } = input.status;
 	const share = occupancy(input.next);
 	const source =
 		budget.providerTotalWindow === undefined
-			? "the model's window"
+			? `the model's window less ${integer.format(budget.outputReservation ?? 0)} kept for its answer`
 			: `provider total ${integer.format(budget.providerTotalWindow)} less ${integer.format(budget.outputReservation ?? 0)} for output`;
 	const against =
 		input.next.budget === undefined
 			? "no model selected, so no serving budget"
 			: `${percent(share ?? 0)} of the ${integer.format(input.next.budget)}-token serving budget (${source})`;
-	const lines = [`Window for the next request: ~${integer.format(input.next.tokens)} tokens, ${against}.`];
+	const lines: ReportLine[] = [
+		heading("Window"),
+		field("Window for the next request", `~${integer.format(input.next.tokens)} tokens`, 1),
+		line(`${against}; system prompt and tool declarations included.`, 2),
+	];
 	const pending = input.status.pendingEdits;
 	if (input.hostTokens !== null && pending > 0)
 		lines.push(
-			`  Pi's reading of the last request was ~${integer.format(input.hostTokens)} tokens; ${pending} pending edit${pending === 1 ? "" : "s"} land${pending === 1 ? "s" : ""} with the next request.`,
+			muted(
+				`Pi's reading of the last request was ~${integer.format(input.hostTokens)} tokens; ${pending} pending edit${pending === 1 ? "" : "s"} land${pending === 1 ? "s" : ""} with the next request.`,
+				2,
+			),
 		);
 	if (share !== null && share > OVER_BUDGET)
 		lines.push(
-			`Warning: the next request is over the serving budget (${percent(share)}). Fold finished work (/${input.commands.fold}) or compact (/compact); pi-fold refuses a request that does not fit.`,
+			warning(
+				`Warning: the next request is over the serving budget (${percent(share)}). Fold finished work (/${input.commands.fold}) or compact (/compact); pi-fold refuses a request that does not fit.`,
+				1,
+			),
 		);
 	return lines;
 }
 
-function foldLine(fold: FoldDetail, input: ContextReportInput): string[] {
+function foldLines(fold: FoldDetail, input: ContextReportInput): ReportLine[] {
 	const state = input.compacted.has(fold.id) ? "removed by a compaction" : fold.state;
-	const indent = input.tree ? "  ".repeat(fold.depth + 1) : "  ";
-	const head = `${indent}${fold.id}  ${fold.kind}, ${state}, ${fold.firstEntryId}…${fold.lastEntryId} (${fold.entryCount} entries, ${readableBytes(fold.sourceBytes)} → ${readableBytes(fold.briefBytes)} brief)`;
+	const indent = input.tree ? fold.depth + 1 : 1;
+	// `f-…  chapter, …` in plain text: the id and its facts, two spaces apart.
+	const head = valued(
+		`${fold.id}  `,
+		`${fold.kind}, ${state}, ${fold.firstEntryId}…${fold.lastEntryId} (${fold.entryCount} entries, ${readableBytes(fold.sourceBytes)} → ${readableBytes(fold.briefBytes)} brief)`,
+		indent,
+	);
 	const brief = input.briefs.get(fold.id);
 	// The default list shows visible folds only; the tree shows every fold's line, nested ones too.
 	if (!brief || (fold.state === "hidden" && !input.tree)) return [head];
-	return [head, `${indent}  “${briefFirstLine(brief, fold.id, REPORT_BRIEF_CHARS)}”`];
+	return [head, line(`“${briefFirstLine(brief, fold.id, REPORT_BRIEF_CHARS)}”`, indent + 1)];
 }
 
-/** The full `/context` report. */
-export function formatContextReport(input: ContextReportInput): string {
+/** Scheduling, pending marks and when they land, the last commit in words. */
+function schedulingLines(status: StatusDetails): ReportLine[] {
+	const auto = status.automatic;
+	const marks = auto.scheduling.pendingMarks;
+	const lines: ReportLine[] = [
+		field(
+			"Scheduling",
+			auto.scheduling.mode === "epoch"
+				? "epoch (folds wait as marks and land together in one rewrite, so the provider's cache survives)"
+				: "immediate (each fold lands when it is made)",
+			1,
+		),
+	];
+	if (marks.length > 0)
+		lines.push(
+			field(
+				"Pending marks",
+				`${marks.length} (${marks.map((mark) => mark.id).join(", ")}); the window is unchanged until they commit`,
+				1,
+			),
+			muted(PENDING_MARKS_COMMIT_TEXT, 2),
+		);
+	const last = auto.lastCommit;
+	lines.push(field("Commits this run", String(auto.commits), 1));
+	if (last)
+		lines.push(
+			line(
+				`Last: folded ${last.folds.length} span${last.folds.length === 1 ? "" : "s"} because ${commitReasonText(last.reason)}; ~${integer.format(last.freedTokens)} tokens freed, ~${integer.format(last.rewrittenTokens)} re-read once.`,
+				2,
+			),
+		);
+	return lines;
+}
+
+/** The full `/context` report as styled lines (report-doc.ts): the TUI draws them, print mode joins them. */
+export function contextReportLines(input: ContextReportInput): ReportLine[] {
 	const { status } = input;
 	const compactedCount = status.folds.filter((fold) => input.compacted.has(fold.id)).length;
 	const held = heldOut(status, input.compacted);
-	const marks = status.automatic.scheduling.pendingMarks;
-	const lines = [
-		`pi-fold context, session ${input.sessionId} (${integer.format(input.branchEntries)} entries on this branch)`,
+	const lines: ReportLine[] = [
+		title(
+			`pi-fold context · session ${input.sessionId.slice(0, SESSION_ID_CHARS)} (${integer.format(input.branchEntries)} entries on this branch)`,
+		),
 		...windowLines(input),
+		heading("Folds"),
 	];
 	const parts = [
 		`${held.collapsed} collapsed, holding ${readableBytes(held.sourceBytes)} out of the window as ${readableBytes(held.briefBytes)} of briefs`,
@@ -136,33 +192,50 @@ export function formatContextReport(input: ContextReportInput): string {
 		...(status.counts.hidden > 0 ? [`${status.counts.hidden} inside collapsed folds`] : []),
 		...(compactedCount > 0 ? [`${compactedCount} removed by a compaction`] : []),
 	];
-	lines.push(status.counts.folds === 0 ? "Folds: none yet." : `Folds: ${status.counts.folds} (${parts.join("; ")}).`);
-	const auto = status.automatic;
 	lines.push(
-		`Scheduling: ${auto.scheduling.mode}; ${marks.length} pending mark${marks.length === 1 ? "" : "s"}${marks.length > 0 ? ` (${marks.map((mark) => mark.id).join(", ")}), folded together at the next commit` : ""}; ${auto.commits} commit${auto.commits === 1 ? "" : "s"} this run.`,
+		status.counts.folds === 0
+			? field("Folds", "none yet", 1)
+			: field("Folds", `${status.counts.folds} (${parts.join("; ")}).`, 1),
 	);
-	if (auto.lastCommit) lines.push(`  Last ${auto.lastCommit.text}.`);
-	if (status.counts.protectedEntries > 0) lines.push(`Protected entries: ${status.counts.protectedEntries}.`);
+	lines.push(...schedulingLines(status));
+	if (status.counts.protectedEntries > 0)
+		lines.push(field("Protected entries", String(status.counts.protectedEntries), 1));
 	const shown = status.folds.filter((fold) => input.tree || fold.state !== "hidden");
 	const listed = input.tree ? shown : shown.slice(-REPORT_FOLDS_LISTED);
 	if (listed.length > 0) {
 		const more = shown.length - listed.length;
 		lines.push(
-			input.tree
-				? "Fold tree, in transcript order:"
-				: `Fold list, oldest first${more > 0 ? `, the newest ${listed.length} (${more} older: /${input.commands.status} tree)` : ""}:`,
+			heading(
+				input.tree
+					? "Fold tree, in transcript order"
+					: `Fold list, oldest first${more > 0 ? `, the newest ${listed.length} (${more} older: /${input.commands.status} tree)` : ""}`,
+			),
 		);
-		for (const fold of listed) lines.push(...foldLine(fold, input));
+		for (const fold of listed) lines.push(...foldLines(fold, input));
 	}
 	const { instrument } = status;
 	lines.push(
-		`Store: ${status.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : status.store.location}.`,
-		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed).`,
+		heading("Store and requests"),
+		field(
+			"Store",
+			`${status.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : status.store.location}.`,
+			1,
+		),
+		field(
+			"Requests",
+			`${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed).`,
+			1,
+		),
 	);
 	if (status.skippedStateEntries > 0)
-		lines.push(`Skipped ${status.skippedStateEntries} unreadable fold state entries.`);
-	lines.push(contextHints(input.commands));
-	return lines.join("\n");
+		lines.push(warning(`Skipped ${status.skippedStateEntries} unreadable fold state entries.`, 1));
+	lines.push(muted(contextHints(input.commands)));
+	return lines;
+}
+
+/** The full `/context` report as plain text. */
+export function formatContextReport(input: ContextReportInput): string {
+	return plainReport(contextReportLines(input));
 }
 
 /** The subcommands, as one hint line. */
@@ -186,7 +259,7 @@ export function formatFooter(next: WindowFacts, held: ReturnType<typeof heldOut>
 		share === null || next.budget === undefined
 			? `~${shortTokens(next.tokens)} tok`
 			: `${share > OVER_BUDGET ? "⚠ " : ""}${Math.round(100 * share)}% of ${shortTokens(next.budget)}`;
-	const parts = [`fold ${window}`];
+	const parts = [`${PRODUCT_NAME} ${window}`];
 	if (held.collapsed > 0)
 		parts.push(`${held.collapsed} fold${held.collapsed === 1 ? "" : "s"} (${readableBytes(held.sourceBytes)} out)`);
 	if (pendingMarks > 0) parts.push(`${pendingMarks} mark${pendingMarks === 1 ? "" : "s"} pending`);

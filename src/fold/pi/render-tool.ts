@@ -1,7 +1,8 @@
 /**
  * How the context tool looks in Pi's TUI: one line per call and one line per
- * result; a peek's source (and any long result) stays collapsed until the
- * person expands the tool row. The line formatting is pure (tested
+ * result, the result's first line whole (sizes readable) unless it is longer
+ * than a row; the full text, refusals included, and a peek's source show when
+ * the person expands the tool row. The line formatting is pure (tested
  * directly); `renderCall` / `renderResult` only wrap it in themed `Text`.
  * Nothing here changes what the model reads.
  */
@@ -12,6 +13,7 @@ import { type Component, Text } from "@earendil-works/pi-tui";
 import type { StatusDetails } from "../actions/status.ts";
 import { readableBytes } from "./context-report.ts";
 import { describeSourceEntry } from "./peek-report.ts";
+import { personText } from "./person-text.ts";
 
 /** What a context tool result carries besides its text (also what the renderer reads). */
 export interface ToolDetails {
@@ -25,8 +27,8 @@ export interface ToolDetails {
 /** Pi's render context (not exported by name from the package root). */
 type ToolRenderContext = Parameters<NonNullable<ToolDefinition["renderCall"]>>[2];
 
-/** Characters of a result's first sentence on the collapsed line. */
-export const RESULT_LINE_CHARS = 120;
+/** Characters of a result's first line on the collapsed row; a longer line is cut at a word and shown whole on expand. */
+export const RESULT_LINE_CHARS = 160;
 /** Source entries an expanded peek shows; the model's result holds them all. */
 export const EXPANDED_PEEK_ENTRIES = 200;
 
@@ -79,10 +81,24 @@ export interface ResultView {
 	body: string[];
 }
 
-function firstSentence(text: string): string {
-	const line = text.trim().split("\n", 1)[0] ?? "";
-	const sentence = /^.*?[.:](?=\s|$)/.exec(line)?.[0] ?? line;
-	return sentence.length > RESULT_LINE_CHARS ? `${sentence.slice(0, RESULT_LINE_CHARS - 1)}…` : sentence;
+/**
+ * The collapsed line: the text's first line, sizes readable, cut only when
+ * longer than a row (at a word, with "…"). `whole` says whether the line
+ * already holds all of the text, so expanding has nothing to add.
+ */
+function summaryLine(text: string): { line: string; whole: boolean } {
+	const trimmed = text.trim();
+	const first = personText(trimmed.split("\n", 1)[0] ?? "");
+	const single = !trimmed.includes("\n");
+	if (first.length <= RESULT_LINE_CHARS) return { line: first, whole: single };
+	const cut = first.slice(0, RESULT_LINE_CHARS - 1);
+	const space = cut.lastIndexOf(" ");
+	return { line: `${(space > RESULT_LINE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`, whole: false };
+}
+
+/** The full text as expanding shows it: every line, sizes readable. */
+function fullBody(text: string): string[] {
+	return personText(text.trim()).split("\n");
 }
 
 function peekBody(text: string): string[] {
@@ -100,10 +116,19 @@ function peekBody(text: string): string[] {
 
 /** The one result line and what expanding shows. */
 export function resultView(details: ToolDetails | undefined, text: string): ResultView {
-	if (!details) return { line: firstSentence(text), level: "muted", body: text.split("\n") };
-	if (!details.ok) return { line: `${details.code ?? "refused"}: ${firstSentence(text)}`, level: "error", body: [] };
+	if (!details) {
+		const { line, whole } = summaryLine(text);
+		return { line, level: "muted", body: whole ? [] : fullBody(text) };
+	}
+	if (!details.ok) {
+		// The tool's text is `Error (code): reason… Nothing changed.`; the row leads with the code once.
+		const code = details.code ?? "refused";
+		const reason = text.trim().replace(/^Error \([^)]*\):\s*/, "");
+		const { line, whole } = summaryLine(reason);
+		return { line: `${code}: ${line}`, level: "error", body: whole ? [] : fullBody(reason) };
+	}
 	if (details.action === "search") {
-		const count = /\): ((?:no|at least [\d,]+|[\d,]+) hits?)/.exec(text)?.[1] ?? firstSentence(text);
+		const count = /\): ((?:no|at least [\d,]+|[\d,]+) hits?)/.exec(text)?.[1] ?? summaryLine(text).line;
 		return { line: `search: ${count}, sources sha256 verified`, level: "success", body: text.split("\n") };
 	}
 	const range = /Bytes (\d+)–(\d+) of (\d+)/.exec(text);
@@ -122,8 +147,8 @@ export function resultView(details: ToolDetails | undefined, text: string): Resu
 			body: text.split("\n"),
 		};
 	}
-	const lines = text.split("\n");
-	return { line: firstSentence(text), level: "success", body: lines.length > 1 ? lines : [] };
+	const { line, whole } = summaryLine(text);
+	return { line, level: "success", body: whole ? [] : fullBody(text) };
 }
 
 export function renderContextCall(label: string) {

@@ -30,6 +30,7 @@ import {
 	type SettingsFileIo,
 	type SettingsReadContext,
 } from "../../compaction/settings/settings-source.ts";
+import { type SettingsProblem, shownValue as showValue } from "../../settings/notice.ts";
 import {
 	CODE_ONLY_OPTION_KEYS,
 	JSON_OPTION_KEYS,
@@ -40,6 +41,8 @@ import {
 	resolveOptions,
 	SESSION_OPTION_KEYS,
 } from "../options.ts";
+
+export type { SettingsProblem } from "../../settings/notice.ts";
 
 /** The settings key pi-fold reads (Pi ignores keys it does not know). */
 export const SETTINGS_SECTION = "piFold";
@@ -54,17 +57,6 @@ export interface SettingsLayer {
 	unreadable?: string;
 }
 
-/** One thing a settings file asked for that was not done. */
-export interface SettingsProblem {
-	path: string;
-	/** `piFold.<option>`, or `piFold` for the whole section. */
-	key: string;
-	value?: unknown;
-	reason: string;
-	/** What is in force instead, as shown to the human. */
-	using?: string;
-}
-
 export interface SettingsResolution {
 	resolved: ResolvedOptions;
 	problems: SettingsProblem[];
@@ -73,8 +65,6 @@ export interface SettingsResolution {
 const REGISTRATION = new Set<string>(REGISTRATION_OPTION_KEYS);
 const KNOWN = new Set<string>(JSON_OPTION_KEYS);
 const CODE_ONLY = new Set<string>(CODE_ONLY_OPTION_KEYS);
-/** Longest rendering of a bad value in a notice; a pasted blob must not flood the UI. */
-const VALUE_SHOWN_CHARS = 80;
 
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -107,17 +97,6 @@ export function readLayers(context: SettingsReadContext | undefined, io: Setting
 	return layers;
 }
 
-/** A JSON value as a notice shows it, bounded. */
-export function showValue(value: unknown): string {
-	let text: string;
-	try {
-		text = JSON.stringify(value) ?? String(value);
-	} catch {
-		text = String(value);
-	}
-	return text.length > VALUE_SHOWN_CHARS ? `${text.slice(0, VALUE_SHOWN_CHARS - 1)}…` : text;
-}
-
 /** The resolved value a key stands for, as a notice shows it. */
 function inForce(resolved: ResolvedOptions, key: JsonOptionKey): string {
 	if (key === "commandPrefix") return showValue(resolved.commandNames);
@@ -142,10 +121,8 @@ export function resolveWithSettings(
 	const accepted: Record<string, unknown> = {};
 	const pending: { path: string; key: JsonOptionKey; value: unknown }[] = [];
 	for (const layer of layers) {
-		if (layer.unreadable) {
-			problems.push({ path: layer.path, key: SETTINGS_SECTION, reason: `file skipped: ${layer.unreadable}` });
-			continue;
-		}
+		// Pi reports a file it cannot read or parse and reads nothing from it; neither does pi-fold (settings/notice.ts).
+		if (layer.unreadable) continue;
 		if (layer.section === undefined) continue;
 		if (!isPlainRecord(layer.section)) {
 			problems.push({
@@ -235,17 +212,4 @@ export function applySessionOptions(target: ResolvedOptions, next: ResolvedOptio
 		target[key] = next[key];
 	};
 	for (const key of SESSION_OPTION_KEYS) copy(key);
-}
-
-/** One notice for every problem: a line each, or joined into one line for stderr. */
-export function formatSettingsProblems(problems: readonly SettingsProblem[], oneLine: boolean): string {
-	const lines = problems.map((problem) => {
-		const value = problem.value === undefined ? "" : ` = ${showValue(problem.value)}`;
-		const using = problem.using === undefined ? "" : `; using ${problem.using}`;
-		return `${problem.path}: ${problem.key}${value}: ${problem.reason}${using}.`;
-	});
-	if (oneLine) return `pi-fold settings: ${lines.join(" | ")}`;
-	return [`pi-fold settings: ${problems.length === 1 ? "one problem" : `${problems.length} problems`}`, ...lines].join(
-		"\n",
-	);
 }

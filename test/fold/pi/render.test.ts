@@ -10,7 +10,7 @@ import {
 	shortTokens,
 } from "../../../src/fold/pi/context-report.ts";
 import type { ToolDetails } from "../../../src/fold/pi/render-tool.ts";
-import { callLine, resultView } from "../../../src/fold/pi/render-tool.ts";
+import { callLine, RESULT_LINE_CHARS, resultView } from "../../../src/fold/pi/render-tool.ts";
 
 describe("human formatting", () => {
 	it("sizes and the footer", () => {
@@ -27,12 +27,12 @@ describe("human formatting", () => {
 		]);
 		const held = { collapsed: 3, sourceBytes: 215_000, briefBytes: 900 };
 		expect(formatFooter({ tokens: 52_000, budget: 128_000 }, held, 2)).toBe(
-			"fold 41% of 128k · 3 folds (210.0 KB out) · 2 marks pending",
+			"pi-fold 41% of 128k · 3 folds (210.0 KB out) · 2 marks pending",
 		);
 		expect(formatFooter({ tokens: 180_000, budget: 128_000 }, { ...held, collapsed: 0 }, 0)).toBe(
-			"fold ⚠ 141% of 128k",
+			"pi-fold ⚠ 141% of 128k",
 		);
-		expect(formatFooter({ tokens: 1_500, budget: undefined }, { ...held, collapsed: 0 }, 0)).toBe("fold ~1.5k tok");
+		expect(formatFooter({ tokens: 1_500, budget: undefined }, { ...held, collapsed: 0 }, 0)).toBe("pi-fold ~1.5k tok");
 	});
 
 	it("a fold before the latest compaction's first kept entry is compacted away", () => {
@@ -63,7 +63,43 @@ describe("human formatting", () => {
 			body: ["e1 user: hello there", "… (cut at the end of this slice)"],
 		});
 		const refused = resultView({ action: "fold", ok: false, code: "fresh-tail" } as ToolDetails, "Too new. Try later.");
-		expect(refused).toMatchObject({ line: "fresh-tail: Too new.", level: "error" });
+		expect(refused).toEqual({ line: "fresh-tail: Too new. Try later.", level: "error", body: [] });
+	});
+
+	it("a result row reads past its first colon, sizes readable, and a long one expands to its whole text", () => {
+		const marked =
+			"Marked tool-batch f-000000000007 (2 entries, 13782 bytes): it folds at the next commit, together with every other pending mark; the window is unchanged until then. " +
+			'Withdraw it with active_context {"action":"unmark","id":"f-000000000007"}.';
+		const view = resultView({ action: "fold", ok: true } as ToolDetails, marked);
+		expect(view.line).toMatch(
+			/^Marked tool-batch f-000000000007 \(2 entries, 13\.5 KB\): it folds at the next commit, .*…$/,
+		);
+		expect(view.line.length).toBeLessThanOrEqual(RESULT_LINE_CHARS);
+		expect(view.body.join(" ")).toContain('Withdraw it with active_context {"action":"unmark","id":"f-000000000007"}.');
+
+		const reason =
+			"Span is exactly fold f-000000000003 (tool-batch); nothing new to fold. Use rebrief to change its brief, or name a wider span.";
+		const error = resultView(
+			{ action: "fold", ok: false, code: "already-folded" } as ToolDetails,
+			`Error (already-folded): ${reason} Nothing changed.`,
+		);
+		expect(error.level).toBe("error");
+		expect(error.line.startsWith("already-folded: Span is exactly fold f-000000000003 (tool-batch); nothing new")).toBe(
+			true,
+		);
+		expect(`${error.line} ${error.body.join(" ")}`).toContain("Use rebrief to change its brief");
+		expect(error.line).not.toContain("Error (");
+
+		const folded = resultView(
+			{ action: "fold", ok: true } as ToolDetails,
+			`Folded chapter f-1: entries a…b (4 entries, 2523 bytes) now show a 273-byte brief. Source sha256 ${"4a".repeat(32)} is stored.`,
+		);
+		expect(folded.line).toBe(
+			"Folded chapter f-1: entries a…b (4 entries, 2.5 KB) now show a 273 B brief. Source sha256 4a4a4a4a4a4a… is stored.",
+		);
+
+		const short = resultView({ action: "protect", ok: true } as ToolDetails, "Protected e3…e5 (3 entries).");
+		expect(short).toEqual({ line: "Protected e3…e5 (3 entries).", level: "success", body: [] });
 	});
 
 	it("/context tells folds apart by their briefs' first lines, without repeating kind and id", () => {

@@ -3,12 +3,12 @@ import type { SettingsFileIo } from "../../../src/compaction/settings/settings-s
 import { JSON_OPTION_KEYS, resolveOptions } from "../../../src/fold/options.ts";
 import {
 	applySessionOptions,
-	formatSettingsProblems,
 	readLayers,
 	registrationDrift,
 	resolveWithSettings,
 	type SettingsLayer,
 } from "../../../src/fold/pi/settings-file.ts";
+import { settingsNotice } from "../../../src/settings/notice.ts";
 
 const GLOBAL = "/agent/settings.json";
 const PROJECT = "/proj/.pi/settings.json";
@@ -54,7 +54,7 @@ describe("piFold settings files", () => {
 		expect(problem).toMatchObject({ path: GLOBAL, key: `piFold.${key}`, value: bad });
 		expect(problem?.using).toBeDefined();
 		expect(refused.resolved).toEqual(resolveOptions());
-		const text = formatSettingsProblems(refused.problems, true);
+		const text = settingsNotice(refused.problems)?.oneLine ?? "";
 		expect(text).toContain(GLOBAL);
 		expect(text).toContain(`piFold.${key}`);
 		expect(text).toContain(JSON.stringify(bad));
@@ -123,7 +123,7 @@ describe("piFold settings files", () => {
 		]);
 	});
 
-	it("reads the global file, and the project file only when trusted; a broken file is one problem", () => {
+	it("reads the global file, and the project file only when trusted; a broken file is Pi's to report", () => {
 		const files: Record<string, string> = {
 			[GLOBAL]: "{ not json",
 			[PROJECT]: JSON.stringify({ piFold: { brandNoun: "p" } }),
@@ -134,6 +134,8 @@ describe("piFold settings files", () => {
 		expect(layers.map((layer) => layer.scope)).toEqual(["global", "project"]);
 		const { resolved, problems } = resolveWithSettings({}, layers, "session");
 		expect(resolved.brandNoun).toBe("p");
-		expect(problems).toEqual([expect.objectContaining({ path: GLOBAL, reason: "file skipped: not valid JSON" })]);
+		// Pi reports the unparseable file itself ("Invalid settings file …") and reads nothing from it; so does pi-fold.
+		expect(layers[0]?.unreadable).toBe("not valid JSON");
+		expect(problems).toEqual([]);
 	});
 });

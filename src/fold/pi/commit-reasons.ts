@@ -1,0 +1,30 @@
+/**
+ * Why a commit happened, in words a person reads. The ladder's reasons are
+ * wire values (`<prefix>:commit` entries carry them); the report and
+ * `/context` show these phrases instead, so "priced" or "backstop" never
+ * reach a person unexplained.
+ */
+
+import { BACKSTOP_OCCUPANCY, type CommitReason } from "../policy/ladder.ts";
+
+const backstop = `${Math.round(BACKSTOP_OCCUPANCY * 100)}%`;
+
+/** One short phrase per reason, completing "folded because …". */
+export const COMMIT_REASON_TEXT: Readonly<Record<CommitReason, string>> = {
+	priced: "carrying the stale text had already cost as much as the rewrite",
+	backstop: `the window was ${backstop} full`,
+	"long-context": "the window neared the model's long-context price tier",
+	"free-rewrite": "the cache was cold anyway (after a blocking tool)",
+	threshold: "Pi was about to compact",
+	fence: "the next request was over budget",
+};
+
+/** The phrase for a reason read from a log; an unknown value is shown as it was written. */
+export function commitReasonText(reason: string): string {
+	return Object.hasOwn(COMMIT_REASON_TEXT, reason) ? COMMIT_REASON_TEXT[reason as CommitReason] : `"${reason}"`;
+}
+
+/** When pending marks land, for `/context`: every rung of the ladder that commits, in the person's words. */
+export const PENDING_MARKS_COMMIT_TEXT =
+	`They land together at the next commit: when carrying the stale text has cost as much as the rewrite, when the window reaches ${backstop} of the budget or nears a long-context price tier, ` +
+	"when the cache is cold anyway (after a blocking tool), before Pi compacts, or when the next request would not fit.";
