@@ -149,5 +149,21 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 2 * 60_000,
 	},
+	// The report's estimate against the host on one set at one window, native and defaults only
+	// (about a third of the full run): what a loaded machine can afford when the full run cannot.
+	"tuned-128k": agreementPreset("tuned-128k", "tuned", 128_000),
+	"held-out-128k": agreementPreset("held-out-128k", "held-out", 128_000),
 };
 export const DEFAULT_PRESET = "full";
+
+function agreementPreset(name: string, set: SessionSet, window: number): Preset {
+	return {
+		name,
+		sessions: SESSIONS.filter((session) => session.set === set),
+		windows: [window],
+		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		piCompaction: PI_COMPACTION,
+		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
+		turnTimeoutMs: 15 * 60_000,
+	};
+}

@@ -300,6 +300,7 @@ export function savingsSection(projection: ProjectedSavings): string[] {
 		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%), ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
 		`  model            ${projection.mainModelKey}, priced with the ${projection.card} card, prefix cache ${cacheText(projection)}`,
 		`  Pi alone         ${nativeText(native)}`,
+		`  with pi-fold     ${foldText(projected)}`,
 		"                   (both columns modelled the same way, so they differ only in what was sent)",
 	];
 	if (native.fallbackPriced > 0)
@@ -320,6 +321,16 @@ function nativeText(native: ProjectedSavings["native"]): string {
 			? "no compaction needed"
 			: `${integer.format(native.compactions)} compaction${native.compactions === 1 ? "" : "s"} replayed (${integer.format(native.summaries)} summary requests billed)`;
 	return `${added}; Pi's threshold at ${window} − ${integer.format(reserveTokens)} reserve, ${integer.format(keepRecentTokens)} tokens kept, ${integer.format(summaryChars)}-character summaries`;
+}
+
+/** What the "with pi-fold" column adds to the prompts: Pi's threshold as the runtime meets it, the summarizer's requests. */
+function foldText(projected: ProjectedSavings["projected"]): string {
+	const plural = (n: number, word: string) => `${integer.format(n)} ${word}${n === 1 ? "" : "s"}`;
+	const threshold =
+		projected.compactions + projected.cancelledCompactions === 0
+			? "never reached Pi's threshold"
+			: `Pi's threshold reached ${projected.compactions + projected.cancelledCompactions}×: ${plural(projected.cancelledCompactions, "ladder commit")} instead, ${plural(projected.compactions, "compaction")}`;
+	return `${threshold}; ${plural(projected.summarizerRequests, "summarizer request")} and the context tool's declaration billed`;
 }
 
 function cacheText(projection: ProjectedSavings): string {

@@ -78,7 +78,13 @@ export interface ProjectedSavings {
 	 * What pi-fold's ladder would have sent, under the same model, with Pi's threshold compaction
 	 * where the folded window still crossed Pi's line and no commit got it under (summaries billed).
 	 */
-	projected: ModelledSequence & { compactions: number; cancelledCompactions: number };
+	projected: ModelledSequence & {
+		compactions: number;
+		/** Pi's threshold checks a ladder commit answered instead of a compaction. */
+		cancelledCompactions: number;
+		/** The model summarizer's requests, billed in `cost`. */
+		summarizerRequests: number;
+	};
 	commits: number;
 	folds: number;
 	/** Index of the first request each projected commit shaped. */
@@ -255,6 +261,7 @@ export function projectSavings(
 			cost: projected.cost + summariesCost([...ladder.summaries, ...ladder.sideRequests], card),
 			compactions: ladder.compactions,
 			cancelledCompactions: ladder.cancelledCompactions,
+			summarizerRequests: ladder.sideRequests.length,
 		},
 		commits: ladder.commits,
 		folds: ladder.folds,

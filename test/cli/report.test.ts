@@ -61,6 +61,10 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		expect(section).toMatch(
 			/Pi alone\s+no compaction needed; Pi's threshold at 200,000-token window − 16,384 reserve, 20,000 tokens kept, 1,200-character summaries\n/,
 		);
+		// The pi-fold column says how it met Pi's threshold and what else it billed.
+		expect(section).toMatch(
+			/with pi-fold\s+(never reached Pi's threshold|Pi's threshold reached \d+×: \d+ ladder commits? instead, \d+ compactions?); \d+ summarizer requests? and the context tool's declaration billed\n/,
+		);
 		expect(section).not.toMatch(/could not attribute/);
 		const peaks = /peak request\s+([\d,]+)\s+([\d,]+)/.exec(section);
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThan(Number(peaks?.[1]?.replaceAll(",", "")));
