@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startLoopbackProvider } from "../harness/loopback-provider.ts";
 import { createPiSandbox, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
 import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
-import { HAS_TMUX, startTmuxPi } from "../harness/pi-tmux.ts";
+import { HAS_TMUX, saveScreen, startTmuxPi } from "../harness/pi-tmux.ts";
 
 const COLUMNS = 160;
 const ROWS = 50;
@@ -89,11 +89,7 @@ describe.skipIf(!HAS_TMUX)("/context settings in Pi's TUI (tmux)", () => {
 		const read = (path: string) => JSON.parse(readFileSync(path, "utf8")).compaction;
 		const pi = startTmuxPi(sandbox, { name: "pi-fold-settings", columns: COLUMNS, rows: ROWS, keyGapMs: KEY_GAP_MS });
 		cleanups.push(() => pi.stop());
-		const capture = (name: string, screen: string) => {
-			writeFileSync(join(sandbox.root, `${name}.txt`), screen);
-			const dir = process.env.PI_FOLD_TUI_CAPTURE_DIR;
-			if (dir) writeFileSync(join(dir, `${name}.txt`), screen);
-		};
+		const capture = (name: string, screen: string) => saveScreen(pi, sandbox, name, screen);
 
 		await pi.waitFor("fold 0%");
 		// A trailing space closes the subcommand completions, so Enter submits instead of completing.

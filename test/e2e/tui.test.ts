@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
 import { createPiSandbox } from "../harness/pi-cli.ts";
-import { HAS_TMUX, startTmuxPi } from "../harness/pi-tmux.ts";
+import { HAS_TMUX, saveScreen, startTmuxPi } from "../harness/pi-tmux.ts";
 
 /** Terminal size of the pane; wide enough that report lines do not wrap. */
 const COLUMNS = 160;
@@ -51,11 +51,7 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 
 		const pi = startTmuxPi(sandbox, { name: "pi-fold-tui", columns: COLUMNS, rows: ROWS, keyGapMs: KEY_GAP_MS });
 		cleanups.push(() => pi.stop());
-		const save = (name: string, screen: string) => {
-			writeFileSync(join(sandbox.root, `${name}.txt`), screen);
-			if (process.env.PI_FOLD_TUI_CAPTURE_DIR)
-				writeFileSync(join(process.env.PI_FOLD_TUI_CAPTURE_DIR, `${name}.txt`), screen);
-		};
+		const save = (name: string, screen: string) => saveScreen(pi, sandbox, name, screen);
 		const type = async (input: string, expected: string): Promise<string> => {
 			await pi.line(input);
 			return pi.waitFor(expected);

@@ -5,6 +5,8 @@
  */
 
 import { execFileSync, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { node22Path, type PiSandbox, piBaseArgs, piCliPath, piEnv, stopTmux } from "./pi-cli.ts";
 
 /** True when tmux is installed (the TUI tests skip without it). */
@@ -21,6 +23,8 @@ const quote = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
 export interface TmuxPi {
 	/** The pane's text now. */
 	capture(): string;
+	/** The pane now with its colours (SGR escapes), for screenshots (scripts/screenshots.ts). */
+	captureAnsi(): string;
 	/** The screen once it shows `text`; throws with the screen after the wait. */
 	waitFor(text: string): Promise<string>;
 	/** Named keys (Enter, Down, Escape…), one at a time. */
@@ -64,6 +68,7 @@ export function startTmuxPi(sandbox: PiSandbox, options: TmuxPiOptions): TmuxPi 
 	const capture = () => tmux("capture-pane", "-p", "-J", "-t", "pi");
 	return {
 		capture,
+		captureAnsi: () => tmux("capture-pane", "-p", "-e", "-t", "pi"),
 		async waitFor(text) {
 			for (let waited = 0; waited < WAIT_MS; waited += POLL_MS) {
 				const screen = capture();
@@ -85,4 +90,14 @@ export function startTmuxPi(sandbox: PiSandbox, options: TmuxPiOptions): TmuxPi 
 		},
 		stop: () => stopTmux(socket, sandbox.root),
 	};
+}
+
+/** Directory `npm run screenshots` points the TUI tests at; each saved screen lands there with its colours. */
+export const CAPTURE_DIR_ENV = "PI_FOLD_TUI_CAPTURE_DIR";
+
+/** Keep a screen a test read: its text in the sandbox, and with `CAPTURE_DIR_ENV` set, its colours for a screenshot. */
+export function saveScreen(pi: TmuxPi, sandbox: Pick<PiSandbox, "root">, name: string, screen: string): void {
+	writeFileSync(join(sandbox.root, `${name}.txt`), screen);
+	const dir = process.env[CAPTURE_DIR_ENV];
+	if (dir) writeFileSync(join(dir, `${name}.ans`), pi.captureAnsi());
 }

@@ -1,0 +1,101 @@
+/**
+ * The README's generated sections, each between `<!-- generated:NAME -->`
+ * and `<!-- /generated:NAME -->`: the replay figures (read from
+ * bench/results/replay.md, the benchmark's own output), the settings
+ * reference (src/settings/reference.ts, over the option table) and the
+ * command list (the names and subcommands the package registers). `npm run
+ * readme` rewrites them; test/readme.test.ts fails when README.md differs.
+ */
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_COMMAND_NAMES } from "../src/fold/options.ts";
+import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
+import { settingsReference } from "../src/settings/reference.ts";
+
+/** The replay benchmark's results file the figures are read from. */
+export const REPLAY_RESULTS = "bench/results/replay.md";
+
+interface ReplayFigures {
+	log: string;
+	recordedCost: string;
+	ladderCost: string;
+	recordedPeak: string;
+	ladderPeak: string;
+}
+
+/** Each log's (a) as-recorded and (b) ladder rows: cost and peak prompt, as the results file prints them. */
+export function replayFigures(markdown: string): ReplayFigures[] {
+	const figures: ReplayFigures[] = [];
+	for (const section of markdown.split(/^### /m).slice(1)) {
+		const log = section.split("\n", 1)[0]?.trim() ?? "";
+		const row = (label: string) => {
+			const line = section.split("\n").find((item) => item.startsWith(`| ${label} |`));
+			const cells = line?.split("|").map((cell) => cell.trim());
+			// | sequence | requests | prompt | cached | uncached | cost | commits | rewrites | peak | …
+			if (!cells || cells.length < 10) throw new Error(`${REPLAY_RESULTS}: no "${label}" row for ${log}`);
+			return { cost: cells[6] ?? "", peak: cells[9] ?? "" };
+		};
+		const recorded = row("(a) as recorded, modelled");
+		const ladder = row("(b) pi-fold ladder");
+		figures.push({
+			log,
+			recordedCost: recorded.cost,
+			ladderCost: ladder.cost,
+			recordedPeak: recorded.peak,
+			ladderPeak: ladder.peak,
+		});
+	}
+	if (figures.length === 0) throw new Error(`${REPLAY_RESULTS}: no results sections`);
+	return figures;
+}
+
+function figuresSection(root: string): string {
+	const figures = replayFigures(readFileSync(join(root, REPLAY_RESULTS), "utf8"));
+	const rows = figures.map(
+		(item) =>
+			`| \`${item.log}\` | ${item.recordedCost} → **${item.ladderCost}** | ${item.recordedPeak} → **${item.ladderPeak}** |`,
+	);
+	return [
+		"| real log | modelled cost, without → with pi-fold | largest request (tokens) |",
+		"| --- | --- | --- |",
+		...rows,
+		"",
+		`*Generated from [\`${REPLAY_RESULTS}\`](${REPLAY_RESULTS}) (\`npm run bench -- replay\`). Both columns re-price the log's own requests under one prefix-cache model, so they differ only in what was sent; they are not what the session was billed (Pi's ledger is in the same file).*`,
+	].join("\n");
+}
+
+function commandsSection(): string {
+	const status = DEFAULT_COMMAND_NAMES.status;
+	return [
+		"| command | what it does |",
+		"| --- | --- |",
+		`| \`/${status}\` | the model's window, folds, pending marks and the store |`,
+		...Object.entries(CONTEXT_SUBCOMMANDS).map(([name, text]) => {
+			// "a fold's brief and its exact source: peek <fold id>": the usage after the colon names the arguments.
+			const usage = new RegExp(`^(.*): ${name} (.+)$`).exec(text);
+			const command = usage ? `${name} ${usage[2]}` : name;
+			return `| \`/${status} ${command}\` | ${usage?.[1] ?? text} |`;
+		}),
+		`| \`/${DEFAULT_COMMAND_NAMES.fold} [first id] [last id]\` | fold a named span, or the oldest closed chapter |`,
+	].join("\n");
+}
+
+/** Every generated section by name. */
+export function readmeSections(root: string): Record<string, string> {
+	return { figures: figuresSection(root), settings: settingsReference(), commands: commandsSection() };
+}
+
+/** `readme` with each generated section replaced; throws naming a section whose markers are missing. */
+export function withSections(readme: string, sections: Record<string, string>): string {
+	let text = readme;
+	for (const [name, body] of Object.entries(sections)) {
+		const open = `<!-- generated:${name} -->`;
+		const close = `<!-- /generated:${name} -->`;
+		const start = text.indexOf(open);
+		const end = text.indexOf(close);
+		if (start === -1 || end < start) throw new Error(`README.md has no ${open} … ${close} markers`);
+		text = `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
+	}
+	return text;
+}

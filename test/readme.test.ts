@@ -1,0 +1,78 @@
+/**
+ * The README stays true to the code: its generated sections (replay
+ * figures from bench/results, the settings reference from the option table,
+ * the command list) equal what `npm run readme` writes now, and every
+ * command the package registers and every tool action is documented.
+ */
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import { describe, expect, it } from "vitest";
+import { readmeSections, replayFigures, withSections } from "../scripts/readme-sections.ts";
+import { TOOL_ACTIONS } from "../src/fold/options.ts";
+import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
+import { registerPiFold } from "../src/index.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+
+/** What registerPiFold registers with Pi, recorded by a stand-in that accepts every other call. */
+function registered(): { commands: string[]; tools: string[] } {
+	const commands: string[] = [];
+	const tools: string[] = [];
+	const ignore = () => undefined;
+	const pi = new Proxy(
+		{},
+		{
+			get: (_target, name) => {
+				if (name === "registerCommand") return (command: string) => commands.push(command);
+				if (name === "registerTool") return (tool: { name: string }) => tools.push(tool.name);
+				if (name === "events") return { on: () => ignore, emit: ignore };
+				return ignore;
+			},
+		},
+	) as ExtensionAPI;
+	registerPiFold(pi);
+	return { commands, tools };
+}
+
+describe("README", () => {
+	it("has every generated section as npm run readme writes it (figures, settings reference, commands)", () => {
+		const fresh = withSections(README, readmeSections(ROOT));
+		// On failure: run `npm run readme` (after `npm run bench -- replay` when the figures moved) and commit.
+		expect(README).toBe(fresh);
+	});
+
+	it("quotes the replay figures the results file holds", () => {
+		const results = readFileSync(join(ROOT, "bench/results/replay.md"), "utf8");
+		const figures = replayFigures(results);
+		expect(figures.map((item) => item.log)).toEqual(["pi-mono-before-compaction", "pi-mono-large-session"]);
+		for (const item of figures) {
+			expect(item.ladderCost).toMatch(/^\$\d+\.\d\d$/);
+			expect(README).toContain(`${item.recordedCost} → **${item.ladderCost}**`);
+			expect(README).toContain(`${item.recordedPeak} → **${item.ladderPeak}**`);
+		}
+	});
+
+	it("lists every command the package registers, every /context subcommand and every tool action", () => {
+		const { commands, tools } = registered();
+		expect(commands.length).toBeGreaterThanOrEqual(2);
+		for (const command of commands) expect(README).toContain(`\`/${command}`);
+		for (const sub of Object.keys(CONTEXT_SUBCOMMANDS)) expect(README).toMatch(new RegExp(`\`/context ${sub}[\` ]`));
+		for (const tool of tools) expect(README).toContain(`\`${tool}\``);
+		for (const action of TOOL_ACTIONS) expect(README).toMatch(new RegExp(`^\\| [^|]*\`${action}\``, "m"));
+	});
+
+	it("links only files that exist and the npm package ships", () => {
+		const files: string[] = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).files;
+		const links = [...README.matchAll(/\]\(((?!https?:)[^)#\s]+)\)/g)].map((match) => match[1] ?? "");
+		expect(links.length).toBeGreaterThan(0);
+		for (const link of links) expect(existsSync(join(ROOT, link)), `${link} does not exist`).toBe(true);
+		for (const link of links)
+			expect(
+				files.some((entry) => link === entry || link.startsWith(`${entry}/`)),
+				`${link} is not in package.json files`,
+			).toBe(true);
+	});
+});
