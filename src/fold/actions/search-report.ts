@@ -26,16 +26,22 @@ function queryLabel(asked: SearchAsked): string {
 	return `${JSON.stringify(asked.query)} (${asked.regex ? "regular expression" : "literal"})`;
 }
 
-/** "41 folds (3.5 MB), 2 evidence artifacts (240.0 KB), 0 compacted entries": bytes read and verified per kind. */
-function searchedText(result: SearchResult): string {
+/**
+ * "41 folds (3.5 MB), 2 evidence artifacts (240.0 KB)": bytes read and verified per kind. `brief`
+ * (the model's text) leaves out kinds with nothing in them: every character of a search result sits
+ * in the window, and a lookup should cost less than re-reading a small result.
+ */
+function searchedText(result: SearchResult, brief = false): string {
 	const { fold, evidence, entry } = result.searched;
 	const part = (count: number, bytes: number, one: string, many?: string) =>
 		`${plural(count, one, many)}${count > 0 ? ` (${readableBytes(bytes)})` : ""}`;
-	return [
-		part(fold.count, fold.bytes, "fold"),
-		part(evidence.count, evidence.bytes, "evidence artifact"),
-		part(entry.count, entry.bytes, "compacted entry", "compacted entries"),
-	].join(", ");
+	const parts = [
+		{ count: fold.count, text: part(fold.count, fold.bytes, "fold") },
+		{ count: evidence.count, text: part(evidence.count, evidence.bytes, "evidence artifact") },
+		{ count: entry.count, text: part(entry.count, entry.bytes, "compacted entry", "compacted entries") },
+	];
+	const shown = brief ? parts.filter((kind, index) => index === 0 || kind.count > 0) : parts;
+	return shown.map((kind) => kind.text).join(", ");
 }
 
 function countText(result: SearchResult, one = "hit", many = `${one}s`): string {
@@ -78,7 +84,7 @@ export function searchResultText(result: SearchResult, asked: SearchAsked): stri
 	const last = result.offset + result.hits.length;
 	const shown = result.hits.length > 0 && result.hits.length < result.total ? ` (${first}–${last} shown)` : "";
 	const lines = [
-		`Search ${queryLabel(asked)}: ${countText(result)}${shown} in the exact sources of ${searchedText(result)}, each sha256-verified. Entries shown raw in the window are not searched. The window is unchanged.`,
+		`Search ${queryLabel(asked)}: ${countText(result)}${shown} in the exact sources of ${searchedText(result, true)}, each sha256-verified. Entries shown raw in the window are not searched. The window is unchanged.`,
 	];
 	result.hits.forEach((hit, index) => {
 		const call = JSON.stringify({ action: "peek", id: hit.id, offset: hit.peek.offset, bytes: hit.peek.bytes });
