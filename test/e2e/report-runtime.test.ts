@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
 import { commitReasonText } from "../../src/fold/pi/commit-reasons.ts";
 import { registerPiFold } from "../../src/index.ts";
-import { registerStageTool, STAGE_TOOL } from "../fixtures/stage-tool.ts";
+import { registerStageTool, STAGE_TOOL, stageReport } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, FAUX_MODEL_ID, FAUX_PROVIDER_ID, reply, toolCall } from "../harness/sdk.ts";
 
 const WINDOW = 40_000;
@@ -27,12 +27,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function stageText(stage: number): string {
-	const lines = [`stage ${stage} report`];
-	for (let i = 0; i < STAGE_LINES; i++) lines.push(`stage ${stage} line ${i}: ${"lorem ipsum ".repeat(3)}`);
-	return lines.join("\n");
-}
 
 /** What the runtime wrote: every `:commit` line's summary, read straight from the file. */
 function commitSummaries(path: string): { reason: string; freedTokens: number }[] {
@@ -50,7 +44,7 @@ describe("pi-fold report on a session the runtime wrote", () => {
 			extensions: [
 				(pi: ExtensionAPI) => {
 					registerPiFold(pi);
-					registerStageTool(pi, stageText);
+					registerStageTool(pi, (stage) => stageReport(stage, STAGE_LINES));
 				},
 			],
 			tools: [STAGE_TOOL, "active_context"],

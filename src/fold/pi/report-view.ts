@@ -36,8 +36,8 @@ function styled(theme: Theme, item: ReportLine): string {
 	}
 }
 
-/** A scrollable report; `done` closes it. */
-class ReportView implements Component {
+/** A scrollable report; `done` closes it. Exported for its paging test. */
+export class ReportView implements Component {
 	private top = 0;
 	private rendered: string[] = [];
 	private readonly tui: TUI;
