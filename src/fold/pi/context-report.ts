@@ -12,7 +12,7 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { keptFromIndex } from "../../compaction/records/recall.ts";
 import { readableBytes } from "../../text/bytes.ts";
-import type { FoldDetail, StatusDetails } from "../actions/status.ts";
+import { type FoldDetail, type StatusDetails, storeLine } from "../actions/status.ts";
 import { briefWhat } from "../briefs/brief.ts";
 
 export { readableBytes };
@@ -156,7 +156,7 @@ export function formatContextReport(input: ContextReportInput): string {
 	}
 	const { instrument } = status;
 	lines.push(
-		`Store: ${status.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : status.store.location}.`,
+		storeLine(status.store),
 		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed).`,
 	);
 	if (status.skippedStateEntries > 0)
