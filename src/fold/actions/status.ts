@@ -226,6 +226,22 @@ function foldLine(fold: FoldDetail, indent: string): string {
 	);
 }
 
+/**
+ * Where fold sources are kept, said truthfully: a session without a file, a
+ * session id no store can use as a path (the reason), or the store's path.
+ */
+function storeLine(store: StatusDetails["store"]): string {
+	return `Store: ${storeWhere(store)}.`;
+}
+
+/** Where the fold sources live, or why only in memory (the status line and the person's `/context`). */
+export function storeWhere(store: StatusDetails["store"]): string {
+	if (store.kind !== "memory") return store.location;
+	const why =
+		store.location === "memory" ? "this session has no file" : store.location.replace(/^memory \((.*)\)$/, "$1");
+	return `in memory (${why}; sources are lost when Pi exits)`;
+}
+
 /** The totals and instrument lines every status starts with. */
 function headLines(details: StatusDetails): string[] {
 	const { budget, counts, instrument } = details;
@@ -233,7 +249,7 @@ function headLines(details: StatusDetails): string[] {
 	const lines = [
 		`Window: ~${num(budget.tokens)} tokens, ${occupancy} of the serving budget ${num(budget.servingBudget)} (descriptor ${num(budget.descriptor)} less Pi's reserve ${num(budget.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS)}${budget.providerTotalWindow === undefined ? "" : `, provider total ${num(budget.providerTotalWindow)} less ${num(budget.outputReservation)} output`}).`,
 		`Folds: ${counts.folds} (${counts.collapsed} collapsed, ${counts.expanded} expanded, ${counts.hidden} inside collapsed folds); ${counts.protectedEntries} protected entries; ${details.pendingEdits} edits pending for the next turn boundary.`,
-		`Store: ${details.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : details.store.location}.`,
+		storeLine(details.store),
 		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed). Provider cache misses: ${instrument.cacheMissesProviderSide} on unrewritten windows, ${instrument.cacheMissesAfterRewrite} after rewrites.`,
 	];
 	const loadout = instrument.loadout;

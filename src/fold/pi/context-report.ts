@@ -13,7 +13,7 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { keptFromIndex } from "../../compaction/records/recall.ts";
 import { PRODUCT_NAME } from "../../product.ts";
 import { readableBytes } from "../../text/bytes.ts";
-import type { FoldDetail, StatusDetails } from "../actions/status.ts";
+import { type FoldDetail, type StatusDetails, storeWhere } from "../actions/status.ts";
 import { briefWhat } from "../briefs/brief.ts";
 import { commitReasonText, PENDING_MARKS_COMMIT_TEXT } from "./commit-reasons.ts";
 import { field, heading, line, muted, plainReport, type ReportLine, title, valued, warning } from "./report-doc.ts";
@@ -216,11 +216,7 @@ export function contextReportLines(input: ContextReportInput): ReportLine[] {
 	const { instrument } = status;
 	lines.push(
 		heading("Store and requests"),
-		field(
-			"Store",
-			`${status.store.kind === "memory" ? "in memory (this session has no file; sources are lost when Pi exits)" : status.store.location}.`,
-			1,
-		),
+		field("Store", `${storeWhere(status.store)}.`, 1),
 		field(
 			"Requests",
 			`${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed).`,

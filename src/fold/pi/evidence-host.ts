@@ -18,7 +18,7 @@ import {
 	type ToolResultShape,
 } from "../store/evidence.ts";
 import { EvidenceStore, evidenceDir } from "../store/evidence-store.ts";
-import { FoldStoreError } from "../store/store.ts";
+import { FoldIntegrityError, FoldStoreError } from "../store/store.ts";
 
 export class EvidenceHost {
 	private readonly options: ResolvedOptions;
@@ -31,7 +31,7 @@ export class EvidenceHost {
 
 	/** Point at a session's evidence directory (start, resume, navigation). */
 	open(file: string | undefined, sessionDir: string, sessionId: string): void {
-		this.evidence = openEvidence(file, sessionDir, sessionId);
+		this.evidence = openEvidence(file, sessionDir, sessionId, this.options.entryTypePrefix);
 	}
 
 	/** An oversized MCP result becomes evidence; anything else (or any failure) leaves the result as it was. */
@@ -74,8 +74,7 @@ export class EvidenceHost {
 			];
 			return { ok: true, text: `${header.join("\n")}\n\n${slice.text}` };
 		} catch (error) {
-			const message = error instanceof Error ? error.message : String(error);
-			return { ok: false, code: "unknown-id", text: `Evidence ${hash} could not be read: ${message}` };
+			return evidenceFailure(hash, error);
 		}
 	}
 
@@ -88,8 +87,8 @@ export class EvidenceHost {
 				try {
 					return { ok: true, bytes: await this.evidence.readWhole(hash) };
 				} catch (error) {
-					const code = error instanceof FoldStoreError ? error.code : "io";
-					return { ok: false, code, message: error instanceof Error ? error.message : String(error) };
+					const failure = evidenceFailure(hash, error);
+					return { ok: false, code: failure.code ?? "io", message: failure.text };
 				}
 			},
 		}));
@@ -101,13 +100,40 @@ export class EvidenceHost {
 	}
 }
 
-/** The session's evidence directory; a session without a file (or with an unusable id) ingests nothing. */
-function openEvidence(file: string | undefined, sessionDir: string, sessionId: string): EvidenceStore {
+/** The session's evidence directory; a session without a file (or with an unusable id, said so) ingests nothing. */
+function openEvidence(file: string | undefined, sessionDir: string, sessionId: string, prefix: string): EvidenceStore {
 	if (!file) return new EvidenceStore(undefined);
 	try {
-		return new EvidenceStore(evidenceDir(sessionDir, sessionId));
+		return new EvidenceStore(evidenceDir(sessionDir, sessionId, prefix));
 	} catch (error) {
 		if (!(error instanceof FoldStoreError)) throw error;
-		return new EvidenceStore(undefined);
+		return new EvidenceStore(undefined, undefined, error.message);
 	}
+}
+
+/**
+ * Why an artifact could not be served, in evidence's own words and with the
+ * store's code (`integrity`, `missing`, `io`, …): the blob store's messages
+ * speak of folds, whose bytes the log can rebuild; an artifact has no such
+ * second copy (the window holds only its head).
+ */
+function evidenceFailure(hash: string, error: unknown): ActionOutcome {
+	if (error instanceof FoldIntegrityError)
+		return {
+			ok: false,
+			code: "integrity",
+			text: `Evidence artifact ${error.location ?? hash} fails SHA-256 verification (expected ${error.expectedHash}, found ${error.actualHash}): it was altered after it was written, so nothing is served. No other copy exists (the window holds only its first bytes); restore the file from a backup.`,
+		};
+	if (error instanceof FoldStoreError && error.code === "missing")
+		return {
+			ok: false,
+			code: "missing",
+			text: `Evidence ${hash} is not in this session's evidence directory (${error.location ?? "unknown"}); it was removed, or belongs to another session.`,
+		};
+	const code = error instanceof FoldStoreError ? error.code : "io";
+	return {
+		ok: false,
+		code,
+		text: `Evidence ${hash} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+	};
 }

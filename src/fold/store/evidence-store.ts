@@ -11,11 +11,11 @@ import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
 	EVIDENCE_DIR_MODE,
-	EVIDENCE_DIR_NAME,
 	EVIDENCE_OVERSIZED_BYTES,
 	EVIDENCE_SESSION_CAP_BYTES,
 	type EvidenceFacts,
 	evidenceArtifact,
+	evidenceDirName,
 	isOversized,
 	type ToolResultShape,
 } from "./evidence.ts";
@@ -36,11 +36,11 @@ export type IngestOutcome =
 	| { ingested: true; hash: string; bytes: number; reused: boolean }
 	| { ingested: false; reason: "small" | "no-session-file" | "over-cap" | "write-failed"; detail?: string };
 
-/** `<sessionDir>/pi-fold-evidence/<sessionId>`; the session id is checked by the fold store's rule. */
-export function evidenceDir(sessionDir: string, sessionId: string): string {
+/** `<sessionDir>/<prefix's evidence dir>/<sessionId>` (default `pi-fold-evidence`); the id is checked by the fold store's rule. */
+export function evidenceDir(sessionDir: string, sessionId: string, entryTypePrefix: string): string {
 	// foldStoreDir validates the id; the evidence directory takes the id itself, without the suffix.
 	foldStoreDir(sessionDir, sessionId);
-	return join(sessionDir, EVIDENCE_DIR_NAME, sessionId);
+	return join(sessionDir, evidenceDirName(entryTypePrefix), sessionId);
 }
 
 export class EvidenceStore {
@@ -53,10 +53,13 @@ export class EvidenceStore {
 
 	readonly root: string | undefined;
 	private readonly limits: EvidenceLimits;
+	/** Why there is no directory though the session has a file (an unusable session id). */
+	private readonly unavailable: string | undefined;
 
-	constructor(root: string | undefined, limits: EvidenceLimits = DEFAULT_EVIDENCE_LIMITS) {
+	constructor(root: string | undefined, limits: EvidenceLimits = DEFAULT_EVIDENCE_LIMITS, unavailable?: string) {
 		this.root = root;
 		this.limits = limits;
+		this.unavailable = unavailable;
 		this.store = root === undefined ? undefined : openBlobDirectory({ root, dirMode: EVIDENCE_DIR_MODE });
 	}
 
@@ -90,14 +93,20 @@ export class EvidenceStore {
 
 	/** Verified read of an artifact (throws the store's named errors). */
 	async read(hash: string, offset: number, bytes: number): Promise<BlobSlice> {
-		if (!this.store) throw new Error("this session has no file, so it has no evidence");
+		if (!this.store) throw new Error(this.noStore());
 		return this.store.read(hash, { offset, bytes });
 	}
 
 	/** Verified read of a whole artifact (throws the store's named errors). */
 	async readWhole(hash: string): Promise<Uint8Array> {
-		if (!this.store) throw new Error("this session has no file, so it has no evidence");
+		if (!this.store) throw new Error(this.noStore());
 		return (await this.store.read(hash)).bytes;
+	}
+
+	private noStore(): string {
+		return this.unavailable
+			? `this session has no evidence directory (${this.unavailable})`
+			: "this session has no file, so it has no evidence";
 	}
 
 	/** Every artifact of this session (hashes in directory order; not verified until read). */
@@ -110,6 +119,7 @@ export class EvidenceStore {
 		return {
 			enabled,
 			location: this.root,
+			...(this.unavailable ? { unavailable: this.unavailable } : {}),
 			artifacts: this.artifacts,
 			bytes: this.used ?? 0,
 			capBytes: this.limits.capBytes,

@@ -22,6 +22,15 @@ import { utf8SliceBounds } from "./store.ts";
 
 /** Directory under the session directory holding every session's evidence. */
 export const EVIDENCE_DIR_NAME = "pi-fold-evidence";
+
+/**
+ * The evidence directory's name in a namespace: the prefix's product part
+ * (the default prefix less "-active-context") and "-evidence", so the
+ * default is `pi-fold-evidence` and another prefix keeps its own artifacts.
+ */
+export function evidenceDirName(entryTypePrefix: string): string {
+	return `${entryTypePrefix.replace(/-active-context$/, "")}-evidence`;
+}
 /** Evidence directories are private to the user: results can carry anything a server returned. */
 export const EVIDENCE_DIR_MODE = 0o700;
 /**
@@ -126,6 +135,8 @@ export interface EvidenceFacts {
 	enabled: boolean;
 	/** Where artifacts go; undefined when the session has no file (nothing is ingested). */
 	location: string | undefined;
+	/** Why a session with a file still has no evidence directory (a session id no directory can be named by). */
+	unavailable?: string;
 	artifacts: number;
 	bytes: number;
 	capBytes: number;
@@ -153,7 +164,8 @@ export function disabledEvidence(): EvidenceFacts {
 export function formatEvidence(facts: EvidenceFacts): string | undefined {
 	if (!facts.enabled) return undefined;
 	const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
-	const where = facts.location ?? "nowhere (this session has no file, so results stay as they are)";
+	const why = facts.unavailable ? `no evidence directory: ${facts.unavailable}` : "this session has no file";
+	const where = facts.location ?? `nowhere (${why}, so results stay as they are)`;
 	const parts = [
 		`Evidence: ${facts.artifacts} artifacts, ${mb(facts.bytes)} of the ${mb(facts.capBytes)} session cap, in ${where}.`,
 	];

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+	EVIDENCE_DIR_NAME,
 	EVIDENCE_HEAD_BYTES,
 	EVIDENCE_OVERSIZED_BYTES,
 	evidenceArtifact,
@@ -29,9 +30,15 @@ describe("evidence", () => {
 		expect(evidenceOwner("mcp____x", "pfx").parsed).toBe(false);
 	});
 
+	it("the evidence directory is the prefix's own: pi-fold-evidence by default, another namespace apart", () => {
+		expect(evidenceDir("/s", "id", "pi-fold-active-context")).toBe(join("/s", EVIDENCE_DIR_NAME, "id"));
+		expect(evidenceDir("/s", "id", "acme-active-context")).toBe(join("/s", "acme-evidence", "id"));
+		expect(evidenceDir("/s", "id", "team.ctx")).toBe(join("/s", "team.ctx-evidence", "id"));
+	});
+
 	it("an oversized result becomes a 0444 artifact in a 0700 directory whose hash matches and holds the exact result", async () => {
 		const sessionDir = mkdtempSync(join(tmpdir(), "pi-fold-evidence-"));
-		const root = evidenceDir(sessionDir, "s1");
+		const root = evidenceDir(sessionDir, "s1", "pi-fold-active-context");
 		expect(root).toBe(join(sessionDir, "pi-fold-evidence", "s1"));
 		const store = new EvidenceStore(root);
 		const result = big("a");
@@ -65,7 +72,7 @@ describe("evidence", () => {
 
 	it("the session cap holds across many results; past it nothing is written and status says so", async () => {
 		const sessionDir = mkdtempSync(join(tmpdir(), "pi-fold-evidence-"));
-		const root = evidenceDir(sessionDir, "s2");
+		const root = evidenceDir(sessionDir, "s2", "pi-fold-active-context");
 		const one = evidenceArtifact(big("0")).length;
 		const limits = { capBytes: one * 3 + 100, oversizedBytes: EVIDENCE_OVERSIZED_BYTES };
 		const store = new EvidenceStore(root, limits);
