@@ -1,30 +1,14 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { type NativeCompaction, replayNativeCompaction, summariesCost } from "../../src/cost/native-replay.ts";
+import { replayNativeCompaction, summariesCost } from "../../src/cost/native-replay.ts";
 import { namedRateCard } from "../../src/cost/rate-card.ts";
 import { sessionRequests } from "../../src/cost/session-requests.ts";
 import { IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
 import { appendLinked } from "../fixtures/common.ts";
-import { BranchBuilder } from "../fixtures/session.ts";
+import { readTurns, SMALL_PI_COMPACTION } from "../fixtures/session.ts";
 
-/** Turns of one read each, every result `resultChars` long. */
-function session(turns: number, resultChars: number): SessionEntry[] {
-	const b = new BranchBuilder();
-	for (let turn = 0; turn < turns; turn++) {
-		b.user(`step ${turn}`);
-		b.assistant("", [{ id: `c${turn}`, name: "read", args: { path: `f${turn}` } }]);
-		b.result(`c${turn}`, `${turn}`.padEnd(resultChars, "x"), "read");
-		b.assistant(`done ${turn}`);
-	}
-	return b.entries;
-}
-
-const SETTINGS: NativeCompaction = {
-	contextWindow: 12_000,
-	reserveTokens: 2_000,
-	keepRecentTokens: 3_000,
-	summaryChars: 1_200,
-};
+const session = readTurns;
+const SETTINGS = SMALL_PI_COMPACTION;
 
 function promptSizes(branch: SessionEntry[]): number[] {
 	return sessionRequests(branch).map((request) => request.context.reduce((sum, message) => sum + message.tokens, 0));

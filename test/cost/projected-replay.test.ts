@@ -4,36 +4,19 @@
  * replies billed nothing, and output estimated when the log recorded none.
  */
 
-import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { replayBranch } from "../../src/cost/fold-replay.ts";
-import { type NativeCompaction, replayNativeCompaction } from "../../src/cost/native-replay.ts";
+import { replayNativeCompaction } from "../../src/cost/native-replay.ts";
 import { modelSequence } from "../../src/cost/projected-savings.ts";
 import { sessionRequests } from "../../src/cost/session-requests.ts";
 import type { HostFacts } from "../../src/fold/engine/host-facts.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { tokenPrices } from "../../src/fold/policy/budget.ts";
 import { estimateMessageTokens, IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
-import { BranchBuilder } from "../fixtures/session.ts";
+import { readTurns, SMALL_PI_COMPACTION } from "../fixtures/session.ts";
 
-/** Turns of one read each, every result `resultChars` long. */
-function session(turns: number, resultChars: number): SessionEntry[] {
-	const b = new BranchBuilder();
-	for (let turn = 0; turn < turns; turn++) {
-		b.user(`step ${turn}`);
-		b.assistant("", [{ id: `c${turn}`, name: "read", args: { path: `f${turn}` } }]);
-		b.result(`c${turn}`, `${turn}`.padEnd(resultChars, "x"), "read");
-		b.assistant(`done ${turn}`);
-	}
-	return b.entries;
-}
-
-const SETTINGS: NativeCompaction = {
-	contextWindow: 12_000,
-	reserveTokens: 2_000,
-	keepRecentTokens: 3_000,
-	summaryChars: 1_200,
-};
+const session = readTurns;
+const SETTINGS = SMALL_PI_COMPACTION;
 const HOST: HostFacts = { budget: 12_000, prices: tokenPrices(undefined), fixedTokens: 0, cwd: "/" };
 const pi = { settings: SETTINGS, calibration: IDENTITY_CALIBRATION, cwd: "/" };
 const line = SETTINGS.contextWindow - SETTINGS.reserveTokens;
