@@ -230,7 +230,7 @@ function foldLine(fold: FoldDetail, indent: string): string {
  * Where fold sources are kept, said truthfully: a session without a file, a
  * session id no store can use as a path (the reason), or the store's path.
  */
-function storeLine(store: StatusDetails["store"]): string {
+export function storeLine(store: StatusDetails["store"]): string {
 	return `Store: ${storeWhere(store)}.`;
 }
 
