@@ -242,6 +242,12 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 	const readOnlyList = readOnly instanceof Set ? [...readOnly] : readOnly;
 	if (!isStringList(readOnlyList))
 		fail('readOnlyTools must be a list (or set) of tool names such as ["read", "grep", "find", "ls"]');
+	// The ladder folds any completed batch (lossless; a shell-heavy turn must not fall back to compaction); this set
+	// orders it, read-only batches first. An empty set asks for what the ladder does not offer: say so.
+	if ((readOnlyList as readonly string[]).length === 0)
+		fail(
+			"readOnlyTools [] cannot stop automatic folding of tool batches: the ladder folds every completed batch (a fold is lossless), read-only ones first; list the tools whose batches fold first, or leave the default",
+		);
 	const window = options.providerTotalWindow;
 	if (window !== undefined && !(Number.isInteger(window) && window > 0)) {
 		fail("providerTotalWindow must be a positive integer (tokens) or omitted");

@@ -47,7 +47,8 @@ const FOLD_OPTION_MEANINGS: Readonly<Record<JsonOptionKey, string>> = {
 	providerTotalWindow:
 		"Total window the provider serves, when it is larger than the model's descriptor says; every budget is measured against it less the output reservation. A value above the model's window is warned about.",
 	blockingTools: "Tools before which pi-fold folds stale tool output once (a replacement list; `[]` turns it off).",
-	readOnlyTools: "Tools whose finished batches may fold automatically (a replacement list).",
+	readOnlyTools:
+		"Tools whose finished batches the ladder folds first (a replacement list); every completed batch may fold, since a fold is lossless, so `[]` is refused.",
 };
 
 const json = (value: unknown): string => {

@@ -58,6 +58,13 @@ describe("resolveOptions", () => {
 		expect(resolveOptions({ blockingTools: [] }).blockingTools).toEqual([]);
 	});
 
+	it("refuses readOnlyTools [] (it cannot stop the ladder folding batches) and keeps any other set as an order", () => {
+		expect(() => resolveOptions({ readOnlyTools: [] })).toThrow(
+			/readOnlyTools \[\] cannot stop automatic folding of tool batches: the ladder folds every completed batch/,
+		);
+		expect([...resolveOptions({ readOnlyTools: ["read", "bash"] }).readOnlyTools]).toEqual(["read", "bash"]);
+	});
+
 	it("refuses option values Pi could not use, naming them", () => {
 		expect(() => resolveOptions({ commandNames: { status: "Bad Name" } })).toThrow(/kebab-case/);
 		expect(() => resolveOptions({ commandNames: { status: "same", fold: "same" } })).toThrow(/distinct/);
