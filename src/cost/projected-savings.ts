@@ -230,7 +230,9 @@ export function projectSavings(
 		summaryChars: compaction.summaryChars ?? NATIVE_SUMMARY_CHARS,
 	};
 	const options = resolveOptions();
-	const ladder = replayBranch(branch, "ladder", options, hostFor, { settings, calibration, cwd });
+	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
+	const unfolded = branch.filter((entry) => entry.type !== "compaction");
+	const ladder = replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd });
 	const replayed = replayNativeCompaction(branch, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
 	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);

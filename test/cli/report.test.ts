@@ -66,8 +66,10 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 			/with pi-fold\s+(never reached Pi's threshold|Pi's threshold reached \d+×: \d+ ladder commits? instead, \d+ compactions?); \d+ summarizer requests? and the context tool's declaration billed\n/,
 		);
 		expect(section).not.toMatch(/could not attribute/);
+		// Without the log's own compactions the pi-fold column runs up to Pi's line, never past the window.
 		const peaks = /peak request\s+([\d,]+)\s+([\d,]+)/.exec(section);
-		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThan(Number(peaks?.[1]?.replaceAll(",", "")));
+		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThanOrEqual(200_000);
+		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeGreaterThan(0);
 	});
 
 	it("ends with the sparkline: recorded and pi-fold rows, compactions and commits marked", async () => {
