@@ -109,6 +109,19 @@ export interface Preset {
 /** The CI smoke run's session: the first six user turns of the larger real log (103 requests, about 60k tokens). */
 export const SMOKE_SESSION: ReplaySession = { ...real("pi-mono-large-session", "tuned"), turns: 6 };
 
+/** One set, both windows, native and defaults: a ladder run on a loaded machine. */
+function ladderPreset(set: SessionSet): Preset {
+	return {
+		name: `ladder-${set}`,
+		sessions: SESSIONS.filter((session) => session.set === set),
+		windows: [200_000, 128_000],
+		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		piCompaction: PI_COMPACTION,
+		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
+		turnTimeoutMs: 15 * 60_000,
+	};
+}
+
 export const PRESETS: Readonly<Record<string, Preset>> = {
 	full: {
 		name: "full",
@@ -122,24 +135,8 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 	// The ladder's runs when the machine is too loaded for the full preset: each set, both windows, native
 	// and defaults only (the reference arm does not depend on pi-fold; the full preset's figures for it
 	// stand). Together about two thirds of the full run.
-	"ladder-held-out": {
-		name: "ladder-held-out",
-		sessions: SESSIONS.filter((s) => s.set === "held-out"),
-		windows: [200_000, 128_000],
-		arms: [NATIVE_ARM, DEFAULTS_ARM],
-		piCompaction: PI_COMPACTION,
-		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
-		turnTimeoutMs: 15 * 60_000,
-	},
-	"ladder-tuned": {
-		name: "ladder-tuned",
-		sessions: SESSIONS.filter((s) => s.set === "tuned"),
-		windows: [200_000, 128_000],
-		arms: [NATIVE_ARM, DEFAULTS_ARM],
-		piCompaction: PI_COMPACTION,
-		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
-		turnTimeoutMs: 15 * 60_000,
-	},
+	"ladder-held-out": ladderPreset("held-out"),
+	"ladder-tuned": ladderPreset("tuned"),
 	smoke: {
 		name: "smoke",
 		sessions: [SMOKE_SESSION],
