@@ -36,8 +36,7 @@ export interface NativeCompaction {
 	summaryChars: number;
 }
 
-/** Pi 1.6.0's defaults (docs/compaction.md). */
-export const PI_DEFAULT_RESERVE_TOKENS = 16_384;
+/** Pi 1.6.0's default (docs/compaction.md); its default reserveTokens lives with the serving budget (fold/policy/budget.ts). */
 export const PI_DEFAULT_KEEP_RECENT_TOKENS = 20_000;
 /** About what a real summarizer writes for a coding session's history (issue 20 measured ~1.2 KB). */
 export const NATIVE_SUMMARY_CHARS = 1_200;

@@ -13,6 +13,7 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { toolDeclarationChars } from "../fold/actions/tool-schema.ts";
 import type { HostFacts } from "../fold/engine/host-facts.ts";
 import { resolveOptions } from "../fold/options.ts";
+import { PI_DEFAULT_RESERVE_TOKENS } from "../fold/policy/budget.ts";
 import { type Calibration, calibratedTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds, catalogModel } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
@@ -20,7 +21,6 @@ import {
 	NATIVE_SUMMARY_CHARS,
 	type NativeCompaction,
 	PI_DEFAULT_KEEP_RECENT_TOKENS,
-	PI_DEFAULT_RESERVE_TOKENS,
 	replayNativeCompaction,
 	summariesCost,
 } from "./native-replay.ts";
