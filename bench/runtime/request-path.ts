@@ -30,7 +30,8 @@ export function engineOn(branch: readonly SessionEntry[], options: ResolvedOptio
 	return engine;
 }
 
-const sink = appendSink();
+// Its own id prefix: the fixture's folding already appended `replay-0…`, and a repeated id would loop Pi's parent walk.
+const sink = appendSink("request-path-");
 
 /** `turn_end`: reconcile, decide, commit when decided, hand over and persist the entries and drafts. */
 export function boundaryStep(engine: FoldEngine, host: HostFacts, force?: "threshold"): BoundaryRun {

@@ -125,12 +125,12 @@ export function hostFacts(modelKey: string, fixedTokens: number, cwd: string, co
 export const APPENDED_ID_PREFIX = "replay-";
 
 /** A replay's sink: recorded entries relinked after what was appended, boundary output appended with new ids. */
-export function appendSink(): Sink {
+export function appendSink(idPrefix = APPENDED_ID_PREFIX): Sink {
 	let appended = 0;
 	const link = (body: Record<string, unknown>, last: SessionEntry | undefined) =>
 		({
 			...body,
-			id: `${APPENDED_ID_PREFIX}${appended++}`,
+			id: `${idPrefix}${appended++}`,
 			parentId: last?.id ?? null,
 			timestamp: last?.timestamp ?? "1970-01-01T00:00:00.000Z",
 		}) as SessionEntry;
