@@ -271,7 +271,12 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 		};
 		const deferred = await played([high], 8, options);
 		expect(compactors(deferred)).toEqual([]);
-		expect(deferred.ui.notifications).toEqual([]);
+		// The one notice is the settings warning: a threshold above the model's window is never reached (issue 19.4).
+		expect(deferred.ui.notifications).toHaveLength(1);
+		expect(deferred.ui.notifications[0]).toMatchObject({ level: "warning" });
+		expect(String(deferred.ui.notifications[0]?.message)).toMatch(
+			/compaction\.tokenThresholds\["faux\/faux-1"\] = 100000: is larger than faux\/faux-1's context window of 10,000 tokens/,
+		);
 	});
 
 	it("a summary's entry address leads back to exact source through active_context peek", async () => {
