@@ -91,7 +91,7 @@ describe.skipIf(!HAS_TMUX)("/context settings in Pi's TUI (tmux)", () => {
 		cleanups.push(() => pi.stop());
 		const capture = (name: string, screen: string) => saveScreen(pi, sandbox, name, screen);
 
-		await pi.waitFor("fold 0%");
+		await pi.waitFor("% of ");
 		// A trailing space closes the subcommand completions, so Enter submits instead of completing.
 		await pi.line("/context settings ");
 		const dialog = await pi.waitFor("Max occupancy");

@@ -10,11 +10,24 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { shortTokens } from "../../src/fold/pi/context-report.ts";
 import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
+import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { terminalControls } from "../fixtures/common.ts";
-import { callTools, createSdkHarness, type HarnessSettings, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
+import {
+	callTools,
+	createSdkHarness,
+	FAUX_CONTEXT_WINDOW,
+	type HarnessSettings,
+	reply,
+	type SdkHarness,
+	toolCall,
+} from "../harness/sdk.ts";
+
+/** The footer's budget: Pi's compaction line, the faux model's window less Pi's default reserve. */
+const BUDGET = shortTokens(FAUX_CONTEXT_WINDOW - PI_DEFAULT_RESERVE_TOKENS);
 
 const SECRET = "ECHO-CONTENT-7f3a";
 
@@ -66,7 +79,7 @@ describe("pi-fold in Pi's UI", () => {
 		await twoExchanges(harness);
 		const before = await harness.run("/context");
 		const tokensBefore = Number(/next request: ~([\d,]+) tokens/.exec(before[0] ?? "")?.[1]?.replace(/,/g, ""));
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold \d+% of 128k$/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(new RegExp(`^pi-fold \\d+% of ${BUDGET}$`));
 
 		const folded = await harness.run("/fold-context");
 		expect(folded[0]).toMatch(/Folded chapter f-[0-9a-f]{12}/);
@@ -74,7 +87,9 @@ describe("pi-fold in Pi's UI", () => {
 			/Window for the next request: ~[\d,]+ tokens, [\d.]+% of the serving budget; 1 collapsed fold holds/,
 		);
 		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
-		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold \d+% of 128k · 1 fold \([\d.]+ KB out\)$/);
+		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(
+			new RegExp(`^pi-fold \\d+% of ${BUDGET} · 1 fold \\([\\d.]+ KB out\\)$`),
+		);
 
 		const [report = ""] = await harness.run("/context");
 		const tokensAfter = Number(/next request: ~([\d,]+) tokens/.exec(report)?.[1]?.replace(/,/g, ""));

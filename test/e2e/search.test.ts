@@ -213,13 +213,29 @@ describe("search in the real Pi CLI", () => {
 			(entry) =>
 				entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === "call_s4",
 		) as SessionEntry;
-		checks.push({
-			n: 3,
-			fact: stageFact(4),
-			where: new RegExp(`^1\\. compacted entry ${stage4.id} \\(repo_stage result\\)`, "m"),
-			bytes: canonicalBytes(stage4),
-			id: stage4.id,
-		});
+		// Before Pi compacts, the ladder folds what it can (a deep span); a fact inside such a fold is read from the
+		// fold, the innermost holder, whether or not the compaction also covered it. Otherwise it is a compacted entry.
+		const allRecords = foldRecords(readSessionFile(onlySessionFile(sandbox)));
+		const innermost = allRecords
+			.filter((record) => leafIds(allRecords, record.id).includes(stage4.id))
+			.sort((a, b) => leafIds(allRecords, a.id).length - leafIds(allRecords, b.id).length)[0];
+		checks.push(
+			innermost
+				? {
+						n: 3,
+						fact: stageFact(4),
+						where: new RegExp(`^1\\. fold ${innermost.id} \\(`, "m"),
+						bytes: canonicalSpanBytes(leafIds(allRecords, innermost.id).map((leaf) => byId.get(leaf) as SessionEntry)),
+						id: innermost.id,
+					}
+				: {
+						n: 3,
+						fact: stageFact(4),
+						where: new RegExp(`^1\\. compacted entry ${stage4.id} \\(repo_stage result\\)`, "m"),
+						bytes: canonicalBytes(stage4),
+						id: stage4.id,
+					},
+		);
 
 		for (const check of checks) {
 			const found = searchText(check.n);

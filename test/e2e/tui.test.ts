@@ -10,9 +10,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { shortTokens } from "../../src/fold/pi/context-report.ts";
+import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
 import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
-import { createPiSandbox } from "../harness/pi-cli.ts";
+import { createPiSandbox, LOOPBACK_CONTEXT_WINDOW } from "../harness/pi-cli.ts";
 import { HAS_TMUX, saveScreen, startTmuxPi } from "../harness/pi-tmux.ts";
+
+/** The footer's budget: Pi's compaction line, the window less Pi's default reserve. */
+const BUDGET = shortTokens(LOOPBACK_CONTEXT_WINDOW - PI_DEFAULT_RESERVE_TOKENS);
 
 /** Terminal size of the pane; wide enough that report lines do not wrap. */
 const COLUMNS = 160;
@@ -57,7 +62,7 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 			return pi.waitFor(expected);
 		};
 
-		await pi.waitFor("fold 0% of 128k");
+		await pi.waitFor(`% of ${BUDGET}`);
 		await type("Read c.txt", "Read it.");
 		await type("Thanks", "You are welcome.");
 		await type("/fold-context", "Folded chapter");
@@ -81,7 +86,7 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 		save("tool-rows", screen);
 
 		// The footer: occupancy of the serving budget, folds and bytes held out.
-		expect(screen).toMatch(/^pi-fold \d+% of 128k · 1 fold \([\d.]+ KB out\)\s*$/m);
+		expect(screen).toMatch(new RegExp(`^pi-fold \\d+% of ${BUDGET} · 1 fold \\([\\d.]+ KB out\\)\\s*$`, "m"));
 		// The peek is one call line and one collapsed result line; its source is not printed.
 		expect(screen).toMatch(/pi-fold peek f-[0-9a-f]{12}/);
 		expect(screen).toMatch(/read fold f-[0-9a-f]{12}: [\d.]+ KB of [\d.]+ KB, sha256 verified \(.+ to expand\)/);

@@ -40,7 +40,14 @@ export const PI_DEFAULT_RESERVE_TOKENS = 16_384;
  */
 export function servingBudget(facts: BudgetFacts): number | undefined {
 	const reserve = facts.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
-	const line = facts.descriptor === undefined ? undefined : Math.max(0, facts.descriptor - reserve);
+	// A window no larger than Pi's reserve has no line left (Pi compacts after every turn it can): measuring against
+	// zero would blind the ladder and the warnings, so such a window is its own budget.
+	const line =
+		facts.descriptor === undefined
+			? undefined
+			: facts.descriptor > reserve
+				? facts.descriptor - reserve
+				: facts.descriptor;
 	if (facts.providerTotalWindow === undefined) return line;
 	const total = facts.providerTotalWindow - (facts.outputReservation ?? 0);
 	return line === undefined ? total : Math.min(total, line);
