@@ -109,12 +109,12 @@ export interface Preset {
 /** The CI smoke run's session: the first six user turns of the larger real log (103 requests, about 60k tokens). */
 export const SMOKE_SESSION: ReplaySession = { ...real("pi-mono-large-session", "tuned"), turns: 6 };
 
-/** One set, both windows, native and defaults: a ladder run on a loaded machine. */
-function ladderPreset(set: SessionSet): Preset {
+/** One set at the given windows, native and defaults only: what a loaded machine can afford when the full run cannot. */
+function setPreset(name: string, set: SessionSet, windows: readonly number[]): Preset {
 	return {
-		name: `ladder-${set}`,
+		name,
 		sessions: SESSIONS.filter((session) => session.set === set),
-		windows: [200_000, 128_000],
+		windows,
 		arms: [NATIVE_ARM, DEFAULTS_ARM],
 		piCompaction: PI_COMPACTION,
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
@@ -135,8 +135,8 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 	// The ladder's runs when the machine is too loaded for the full preset: each set, both windows, native
 	// and defaults only (the reference arm does not depend on pi-fold; the full preset's figures for it
 	// stand). Together about two thirds of the full run.
-	"ladder-held-out": ladderPreset("held-out"),
-	"ladder-tuned": ladderPreset("tuned"),
+	"ladder-held-out": setPreset("ladder-held-out", "held-out", [200_000, 128_000]),
+	"ladder-tuned": setPreset("ladder-tuned", "tuned", [200_000, 128_000]),
 	smoke: {
 		name: "smoke",
 		sessions: [SMOKE_SESSION],
@@ -148,19 +148,7 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 	},
 	// The report's estimate against the host on one set at one window, native and defaults only
 	// (about a third of the full run): what a loaded machine can afford when the full run cannot.
-	"tuned-128k": agreementPreset("tuned-128k", "tuned", 128_000),
-	"held-out-128k": agreementPreset("held-out-128k", "held-out", 128_000),
+	"tuned-128k": setPreset("tuned-128k", "tuned", [128_000]),
+	"held-out-128k": setPreset("held-out-128k", "held-out", [128_000]),
 };
 export const DEFAULT_PRESET = "full";
-
-function agreementPreset(name: string, set: SessionSet, window: number): Preset {
-	return {
-		name,
-		sessions: SESSIONS.filter((session) => session.set === set),
-		windows: [window],
-		arms: [NATIVE_ARM, DEFAULTS_ARM],
-		piCompaction: PI_COMPACTION,
-		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
-		turnTimeoutMs: 15 * 60_000,
-	};
-}
