@@ -9,7 +9,6 @@ import { describe, expect, it } from "vitest";
 import { foldedFixture, RECENT_ROOTS } from "../../bench/runtime/fixtures.ts";
 import { boundaryStep, contextStep, engineOn, requestPath } from "../../bench/runtime/request-path.ts";
 import { blobBytes } from "../../bench/runtime/store-throughput.ts";
-import { assistantTurn } from "../../bench/runtime/turns.ts";
 import { hostFacts } from "../../src/cost/fold-replay.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 
