@@ -58,6 +58,26 @@ export function toolResultIdOf(entry: SessionEntry): { id: string; name: string 
 	return { id: message.toolCallId, name: message.toolName };
 }
 
+/**
+ * Record one entry's tool calls and its tool result in their spans; `touch` finds or opens a span (the
+ * incremental branch view and the one-pass scan below each keep their own map).
+ */
+export function noteToolSpans(
+	entry: SessionEntry,
+	index: number,
+	touch: (id: string, index: number, name: string) => ToolCallSpan,
+): void {
+	for (const call of toolCallIdsOf(entry)) {
+		const span = touch(call.id, index, call.name);
+		if (span.callIndex === -1) {
+			span.callIndex = index;
+			span.toolName = call.name;
+		}
+	}
+	const result = toolResultIdOf(entry);
+	if (result) touch(result.id, index, result.name).resultIndices.push(index);
+}
+
 /** Every tool call id's span across the branch, keyed by id, in order of first appearance. */
 export function toolCallSpans(entries: readonly SessionEntry[]): Map<string, ToolCallSpan> {
 	const spans = new Map<string, ToolCallSpan>();
@@ -72,15 +92,7 @@ export function toolCallSpans(entries: readonly SessionEntry[]): Map<string, Too
 		return span;
 	};
 	entries.forEach((entry, index) => {
-		for (const call of toolCallIdsOf(entry)) {
-			const span = touch(call.id, index, call.name);
-			if (span.callIndex === -1) {
-				span.callIndex = index;
-				span.toolName = call.name;
-			}
-		}
-		const result = toolResultIdOf(entry);
-		if (result) touch(result.id, index, result.name).resultIndices.push(index);
+		noteToolSpans(entry, index, touch);
 	});
 	return spans;
 }

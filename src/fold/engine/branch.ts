@@ -12,7 +12,7 @@
  */
 
 import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
-import { type ToolCallSpan, toolCallIdsOf, toolResultIdOf } from "../../session/closure.ts";
+import { noteToolSpans, type ToolCallSpan } from "../../session/closure.ts";
 import {
 	analyzeBranch,
 	type BranchView,
@@ -124,15 +124,7 @@ export class BranchTracker {
 			view.responsesBefore.push((view.responsesBefore[index] ?? 0) + (isResponse(entry) ? 1 : 0));
 			if (!view.indexById.has(entry.id)) view.indexById.set(entry.id, index);
 			else this.duplicateIds = true;
-			for (const call of toolCallIdsOf(entry)) {
-				const span = touch(call.id, index, call.name);
-				if (span.callIndex === -1) {
-					span.callIndex = index;
-					span.toolName = call.name;
-				}
-			}
-			const result = toolResultIdOf(entry);
-			if (result) touch(result.id, index, result.name).resultIndices.push(index);
+			noteToolSpans(entry, index, touch);
 			this.noteEdit(entry);
 			if (entry.type === "compaction") this.structure++;
 		}
