@@ -84,7 +84,7 @@ export function searchResultText(result: SearchResult, asked: SearchAsked): stri
 	const last = result.offset + result.hits.length;
 	const shown = result.hits.length > 0 && result.hits.length < result.total ? ` (${first}–${last} shown)` : "";
 	const lines = [
-		`Search ${queryLabel(asked)}: ${countText(result)}${shown} in the exact sources of ${searchedText(result, true)}, each sha256-verified. Entries shown raw in the window are not searched. The window is unchanged.`,
+		`Search ${queryLabel(asked)}: ${countText(result)}${shown} in ${searchedText(result, true)}, sha256-verified; raw window entries not searched; window unchanged.`,
 	];
 	result.hits.forEach((hit, index) => {
 		const call = JSON.stringify({ action: "peek", id: hit.id, offset: hit.peek.offset, bytes: hit.peek.bytes });

@@ -66,7 +66,7 @@ describe("search action", () => {
 		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S2:" });
 		expect(outcome.ok).toBe(true);
 		expect(outcome.change).toBeUndefined();
-		expect(outcome.text).toContain('Search "FACT S2:" (literal): 1 hit in the exact sources of 4 folds');
+		expect(outcome.text).toContain('Search "FACT S2:" (literal): 1 hit in 4 folds');
 		expect(outcome.text).toContain(`1. fold ${batches[1]} (tool batch inside ${consolidation}), entry `);
 		expect(outcome.text).toContain(`   ${fact(2)}`);
 		const call = peekCall(outcome.text);

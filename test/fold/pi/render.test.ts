@@ -50,7 +50,7 @@ describe("human formatting", () => {
 		expect(callLine({})).toBe("…");
 		expect(callLine({ action: "search", query: "FACT S12" })).toBe('search "FACT S12"');
 		expect(callLine({ action: "peek", id: "f-1", children: true })).toBe("list the folds inside f-1");
-		const found = 'Search "FACT S12" (literal): 3 hits (1–2 shown) in the exact sources of 4 folds (2.0 KB), …';
+		const found = 'Search "FACT S12" (literal): 3 hits (1–2 shown) in 4 folds (2.0 KB), …';
 		expect(resultView({ action: "search", ok: true } as ToolDetails, found).line).toBe(
 			"search: 3 hits, sources sha256 verified",
 		);
