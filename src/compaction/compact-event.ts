@@ -21,14 +21,8 @@ import type { CompactionResult, SessionEntry } from "@earendil-works/pi-coding-a
 import { buildSessionProjection, estimateTokens } from "@earendil-works/pi-coding-agent";
 import { sourceHashesOf } from "../session/records/source-hashes.ts";
 import { clipText } from "../text/utf8.ts";
-import {
-	budgetDetails,
-	type CompactionReason,
-	fitsAfterSummary,
-	type LiveCutPlan,
-	planLiveCut,
-	type SummaryFit,
-} from "./cut/budget.ts";
+import { type CompactionReason, type LiveCutPlan, planLiveCut } from "./cut/budget.ts";
+import { budgetDetails, fitsAfterSummary, type SummaryFit } from "./cut/summary-fit.ts";
 import { type QaReport, runQa, splitSections } from "./qa/qa.ts";
 import {
 	buildCompactionDetails,

@@ -1,11 +1,9 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import {
-	budgetDetails,
 	calibrate,
 	calibratedSummaryTokens,
 	findLiveWindow,
-	fitsAfterSummary,
 	type LiveCutOptions,
 	MAX_TOKEN_SCALE,
 	OVERFLOW_WINDOW_FRACTION,
@@ -18,6 +16,7 @@ import {
 	summaryTokensForBytes,
 	TOKEN_SCALE_DENOMINATOR,
 } from "../../../src/compaction/cut/budget.ts";
+import { budgetDetails, fitsAfterSummary } from "../../../src/compaction/cut/summary-fit.ts";
 import { SUMMARY_MAX_BYTES } from "../../../src/compaction/summary/render.ts";
 import { closureSafeBoundaries, toolCallSpans } from "../../../src/session/closure.ts";
 import { CompactionBranch, generatedBranch, uniformBranch } from "../../fixtures/compaction-budget.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { budgetDetails, planLiveCut } from "../../../src/compaction/cut/budget.ts";
+import { planLiveCut } from "../../../src/compaction/cut/budget.ts";
+import { budgetDetails } from "../../../src/compaction/cut/summary-fit.ts";
 import {
 	BINDING_CONSTRAINTS,
 	buildCompactionDetails,
