@@ -10,11 +10,14 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { keptFromIndex } from "../../compaction/records/recall.ts";
 import { recallReport } from "../../compaction/records/recall-report.ts";
 import { canonicalSpanBytes, sha256Hex } from "../../session/canonical.ts";
+import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import { briefFacts, labelRanges, truncateText } from "../briefs/brief.ts";
 import type { RewriteCause } from "../engine/instrument.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "../lattice/lattice.ts";
+import { indexLattice } from "../lattice/lattice-index.ts";
 import { foldTree } from "../lattice/lattice-view.ts";
 import {
 	childFoldIds,
@@ -31,9 +34,11 @@ import {
 import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { appliesImmediately } from "../policy/epoch.ts";
+import { BACKSTOP_OCCUPANCY } from "../policy/ladder.ts";
 import type { FoldState } from "../state/state.ts";
 import type { FoldOp } from "../state/state-schema.ts";
 import { type BlobSlice, FoldIntegrityError, type FoldStore, FoldStoreError, sliceBytes } from "../store/store.ts";
+import { type Crowding, expandRoom, type WindowRoom } from "./expand-room.ts";
 
 /** Most bytes one peek may return. */
 export const PEEK_MAX_BYTES = 48_000;
@@ -52,6 +57,8 @@ export interface FoldWorkspace {
 	origin: FoldOrigin;
 	/** Any entry of the session file by id (earlier branches too), for recalling compacted source; default: the branch. */
 	sessionEntry?: (id: string) => SessionEntry | undefined;
+	/** What the next request holds and its budget, for an expand's admission; absent: the window is unknown. */
+	room?: () => WindowRoom;
 }
 
 /** What an action wants persisted. */
@@ -87,8 +94,21 @@ function foldOptions(ws: FoldWorkspace, brief?: string): FoldOptions {
 /** Refusal codes after which a span that is not one tool batch is retried as a chapter. */
 const CHAPTER_FALLBACK: ReadonlySet<string> = new Set(["not-a-tool-batch"]);
 
+/** What the window shows until a pending mark commits, when nothing else changes it. */
+const UNCHANGED_UNTIL_COMMIT = "the window is unchanged until then";
+
 /** Fold a named span: a consolidation when every id is a fold, else one tool batch, else a chapter. */
-export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?: string): Promise<ActionOutcome> {
+export function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?: string): Promise<ActionOutcome> {
+	return spanFold(ws, ids, brief, UNCHANGED_UNTIL_COMMIT);
+}
+
+/** `foldSpan`, saying what the window shows until a mark (epoch scheduling) commits. */
+async function spanFold(
+	ws: FoldWorkspace,
+	ids: readonly string[],
+	brief: string | undefined,
+	untilCommit: string,
+): Promise<ActionOutcome> {
 	const options = foldOptions(ws, brief);
 	let created: ReturnType<typeof createFold>;
 	if (ids.length >= 2 && ids.every((id) => isFoldId(id) && ws.lattice.folds.has(id))) {
@@ -106,7 +126,7 @@ export async function foldSpan(ws: FoldWorkspace, ids: readonly string[], brief?
 	if (stored) return stored;
 	const correction = plan.correction ? ` ${plan.correction.message.replace(/\.?$/, ".")}` : "";
 	if (ws.options.foldScheduling === "epoch" && ws.origin === "agent" && !appliesImmediately(ws.branch, plan.end)) {
-		return markFold(ws, record, correction);
+		return markFold(ws, record, correction, untilCommit);
 	}
 	const between =
 		record.kind !== "consolidation" && ids.length > 2
@@ -136,14 +156,14 @@ function alreadyFolded(ws: FoldWorkspace, id: string): ActionOutcome {
 }
 
 /** Epoch scheduling: record a pending mark; nothing in the window moves until the runtime commits. */
-function markFold(ws: FoldWorkspace, record: FoldRecord, correction: string): ActionOutcome {
+function markFold(ws: FoldWorkspace, record: FoldRecord, correction: string, untilCommit: string): ActionOutcome {
 	const again = ws.state.data.marks.some((mark) => mark.record.id === record.id);
 	return {
 		ok: true,
 		foldId: record.id,
 		text:
 			`${again ? "Already marked" : "Marked"} ${record.kind} ${record.id} (${record.sizes.entryCount} entries, ${record.sizes.sourceBytes} bytes): ` +
-			`it folds at the next commit, together with every other pending mark; the window is unchanged until then.${correction} ` +
+			`it folds at the next commit, together with every other pending mark; ${untilCommit}.${correction} ` +
 			`Withdraw it with ${ws.options.toolName} ${JSON.stringify({ action: "unmark", id: record.id })}.`,
 		change: again ? undefined : { records: [], ops: [{ op: "mark", mark: { record, origin: "agent" } }], causes: [] },
 	};
@@ -377,21 +397,69 @@ export async function expandFold(ws: FoldWorkspace, id: string): Promise<ActionO
 			`Fold ${id} is inside collapsed fold ${row.parentId}. Expand ${row.parentId} first (outside-in), or peek ${id} without expanding.`,
 		);
 	}
+	const span = indexLattice(ws.lattice, ws.view).placed.get(id);
+	if (!span) return fromRefusal(unknownFold(id));
+	// Entries before the latest compaction's kept entry are gone from the window: expanding shows nothing there.
+	const keptFrom = keptFromIndex(ws.branch);
+	if (span.end <= keptFrom) return compactedAway(ws, record, keptFrom);
+	const room = ws.room
+		? expandRoom(ws.room(), record, span, ws.view, (child) => ws.lattice.folds.get(child)?.brief)
+		: ({ kind: "fits" } as const);
+	if (room.kind === "over") return noRoom(ws, id, room);
 	// The same verified read as peek: the blob, the record and the log agree, or nothing is restored.
 	const slice = await readSource(ws, record);
 	if ("ok" in slice) return slice;
 	const entries = leafEntries(ws, id);
 	if (isRefusal(entries)) return fromRefusal(entries);
 	const children = childFoldIds(record);
+	const partly =
+		span.start < keptFrom
+			? ` A compaction removed its entries before ${ws.branch[keptFrom]?.id ?? "the kept entry"} from the window; those stay out (peek reads them).`
+			: "";
+	const pressed =
+		room.kind === "pressed"
+			? ` The next request will hold ~${percent(room.after, room.budget)} of its budget: past ${percent(BACKSTOP_OCCUPANCY, 1)} the automatic ladder folds other spans around this one (never this one); refold it when you are done.`
+			: "";
 	return {
 		ok: true,
 		foldId: id,
 		text:
 			`Expanded ${record.kind} ${id}: ${record.sizes.entryCount} entries (${record.sizes.sourceBytes} bytes, sha256 verified) ` +
 			`show their original content from the next request on.` +
-			(children.length > 0 ? ` Nested folds stay collapsed: ${children.join(", ")}.` : ""),
+			(children.length > 0 ? ` Nested folds stay collapsed: ${children.join(", ")}.` : "") +
+			partly +
+			pressed,
 		change: { records: [], ops: [{ op: "expand", id }], causes: ["expand"] },
 	};
+}
+
+const percent = (part: number, whole: number): string => `${Math.round((100 * part) / whole)}%`;
+
+/** A peek call, as the model writes it. */
+function peekCall(ws: FoldWorkspace, id: string, slice?: { offset: number; bytes: number }): string {
+	return `${ws.options.toolName} ${JSON.stringify({ action: "peek", id, ...slice })}`;
+}
+
+/** An expand of a span a compaction already removed from the window: nothing would come back. */
+function compactedAway(ws: FoldWorkspace, record: FoldRecord, keptFrom: number): ActionOutcome {
+	const compaction = ws.branch.slice(keptFrom).find((entry) => entry.type === "compaction");
+	return failed(
+		"compacted",
+		`Fold ${record.id} was removed from the window by a compaction${compaction ? ` (${compaction.id})` : ""}: expanding it cannot bring its entries back, so nothing changed. Its exact source (${record.sizes.sourceBytes} bytes) is still stored: read it with ${peekCall(ws, record.id)}.`,
+	);
+}
+
+/** An expand the serving budget cannot hold: Pi would compact the span away again. */
+function noRoom(ws: FoldWorkspace, id: string, room: Crowding): ActionOutcome {
+	// Half the room left, in bytes, makes a slice that reads without crowding the window.
+	const bytes = Math.min(
+		PEEK_MAX_BYTES,
+		Math.max(2_000, Math.floor(((room.budget - room.before) * PI_CHARS_PER_TOKEN) / 2)),
+	);
+	return failed(
+		"no-room",
+		`Expand of ${id} refused, nothing changed: it would add ~${room.added} tokens and take the next request to ~${room.after} of its ${room.budget}-token budget, past which Pi compacts (removing the span again). Read it in slices instead: ${peekCall(ws, id, { offset: 0, bytes })}; or make room first (refold an expanded fold, fold other spans) and expand again.`,
+	);
 }
 
 /** Collapse an expanded fold again. */
@@ -470,7 +538,11 @@ export function rebrief(ws: FoldWorkspace, id: string, brief?: string): ActionOu
 	};
 }
 
-/** Dissolve a mis-cut top-level fold and, when `ids` are given, fold that span instead. */
+/**
+ * Dissolve a mis-cut top-level fold and, when `ids` are given, fold that span instead. The dissolve shows the
+ * entries raw from the next request on; the new span folds in the same change, or, under epoch scheduling, is
+ * a pending mark like any agent fold (unmark withdraws it; the dissolve's rewrite makes the next commit free).
+ */
 export async function reboundary(
 	ws: FoldWorkspace,
 	id: string,
@@ -490,7 +562,7 @@ export async function reboundary(
 			change: { records: [], ops: [dissolveOp], causes: ["reboundary"] },
 		};
 	}
-	const refolded = await foldSpan({ ...ws, lattice: dissolved.lattice }, ids, brief);
+	const refolded = await spanFold({ ...ws, lattice: dissolved.lattice }, ids, brief, "its entries show raw until then");
 	if (!refolded.ok || !refolded.change) {
 		return { ...refolded, text: `Reboundary of ${id} refused, nothing changed: ${refolded.text}` };
 	}
@@ -500,10 +572,11 @@ export async function reboundary(
 			`The span you named snaps to exactly the span of ${id}; nothing to re-cut. Name different ends.`,
 		);
 	}
+	// A mark's op goes with the dissolve: it is a real pending mark, committed (or withdrawn) like any other.
 	return {
 		ok: true,
 		foldId: refolded.foldId,
 		text: `Dissolved ${id}.${released} ${refolded.text}`,
-		change: { records: refolded.change.records, ops: [dissolveOp], causes: ["reboundary"] },
+		change: { records: refolded.change.records, ops: [dissolveOp, ...refolded.change.ops], causes: ["reboundary"] },
 	};
 }

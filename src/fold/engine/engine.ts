@@ -247,8 +247,16 @@ export class FoldEngine {
 
 	// --- Actions ---
 
-	/** A snapshot for an action. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
-	workspace(origin: FoldOrigin, cwd: string, sessionEntry?: (id: string) => SessionEntry | undefined): FoldWorkspace {
+	/**
+	 * A snapshot for an action. The fresh tail starts at the in-flight response (agent) or the latest user turn
+	 * (command). With the host's facts, an expand is admitted against what the next request holds and its budget.
+	 */
+	workspace(
+		origin: FoldOrigin,
+		cwd: string,
+		sessionEntry?: (id: string) => SessionEntry | undefined,
+		host?: HostFacts,
+	): FoldWorkspace {
 		const branch = this.tracker.entries;
 		return {
 			branch,
@@ -261,6 +269,7 @@ export class FoldEngine {
 			freshTailStart: freshTailStart(branch, origin),
 			origin,
 			...(sessionEntry ? { sessionEntry } : {}),
+			...(host ? { room: () => ({ reading: this.reading(host), budget: host.budget }) } : {}),
 		};
 	}
 

@@ -217,7 +217,7 @@ export class FoldRuntime {
 	workspace(ctx: ExtensionContext, origin: FoldOrigin): FoldWorkspace {
 		this.sync(ctx);
 		// Recall of entries compacted on earlier branches of the same file.
-		return this.engine.workspace(origin, ctx.cwd, (id) => ctx.sessionManager.getEntry(id));
+		return this.engine.workspace(origin, ctx.cwd, (id) => ctx.sessionManager.getEntry(id), this.hostFacts(ctx));
 	}
 
 	/** Apply an action's change and make it durable (at once when Pi is idle). */
