@@ -22,8 +22,8 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { repairToolPairing } from "../../compaction/pi/repair.ts";
-import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
+import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "../lattice/records.ts";

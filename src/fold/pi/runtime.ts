@@ -19,9 +19,9 @@ import type {
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 import { promptTokensOf } from "../../session/tokens.ts";
-import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
 import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
+import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";

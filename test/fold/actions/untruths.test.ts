@@ -8,7 +8,8 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { expandFold, foldSpan, peekFold, reboundary, unmarkFold } from "../../../src/fold/actions/actions.ts";
+import { expandFold, foldSpan, reboundary, unmarkFold } from "../../../src/fold/actions/actions.ts";
+import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { FoldEngine } from "../../../src/fold/engine/engine.ts";
 import { modelHostFacts } from "../../../src/fold/engine/host-facts.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
