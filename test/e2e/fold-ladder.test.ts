@@ -12,7 +12,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import { simulatePrefixCache } from "../../src/cost/prefix-cache.ts";
-import { peekFold } from "../../src/fold/actions/actions.ts";
+import { peekFold } from "../../src/fold/actions/peek.ts";
 import { messageDigest } from "../../src/fold/engine/instrument.ts";
 import type { PiFoldOptions } from "../../src/fold/options.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";

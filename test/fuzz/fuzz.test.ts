@@ -16,13 +16,13 @@ import { decodeCustomInstructions, encodePreserveRequest } from "../../src/compa
 import {
 	expandFold,
 	foldSpan,
-	peekFold,
 	protectEntries,
 	reboundary,
 	rebrief,
 	refoldFold,
 	unmarkFold,
 } from "../../src/fold/actions/actions.ts";
+import { peekFold } from "../../src/fold/actions/peek.ts";
 import { editDrafts, planWindow } from "../../src/fold/engine/materialize.ts";
 import { checkLattice } from "../../src/fold/lattice/lattice-view.ts";
 import { analyzeBranch } from "../../src/fold/lattice/units.ts";

@@ -15,7 +15,6 @@ import { compileMatcher } from "../../text/matcher.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { isRefusal, leafEntryIds } from "../lattice/records.ts";
 import { EVIDENCE_ADDRESS_PREFIX } from "../store/evidence.ts";
-import { type ActionOutcome, type FoldWorkspace, readSource } from "./actions.ts";
 import {
 	type LineOwner,
 	SEARCH_MAX_HITS,
@@ -27,6 +26,8 @@ import {
 	searchSources,
 } from "./search.ts";
 import { searchResultText, searchTimeoutText } from "./search-report.ts";
+import { readSource } from "./source-read.ts";
+import type { ActionOutcome, FoldWorkspace } from "./workspace.ts";
 
 export interface SearchParams {
 	query: string;

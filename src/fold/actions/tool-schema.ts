@@ -12,7 +12,7 @@ import { type Static, Type } from "typebox";
 import { QUERY_MAX_CHARS } from "../../text/matcher.ts";
 import { BRIEF_MAX_CHARS } from "../briefs/brief.ts";
 import type { ToolAction } from "../options.ts";
-import { PEEK_MAX_BYTES } from "./actions.ts";
+import { PEEK_MAX_BYTES } from "./peek.ts";
 import { SEARCH_MAX_HITS } from "./search.ts";
 import { STATUS_TREE_MAX_LIMIT } from "./status.ts";
 

@@ -61,6 +61,7 @@ export function planAutomatic(input: AutomaticInput): AutomaticPlan {
 		contextToolName: options.toolName,
 		foldPeekResults: options.foldPeekResults,
 		marks: state.data.marks,
+		expanded: new Set(state.data.expanded),
 		freeRewrite: input.freeRewrite,
 		force: input.force,
 	};

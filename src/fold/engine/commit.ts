@@ -11,7 +11,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../../session/canonical.ts";
-import type { FoldChange } from "../actions/actions.ts";
+import type { FoldChange } from "../actions/workspace.ts";
 import { consolidateFolds, createFold, type FoldOptions } from "../lattice/lattice.ts";
 import { type FoldLattice, type FoldRecord, isRefusal } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";

@@ -22,8 +22,8 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { repairToolPairing } from "../../compaction/pi/repair.ts";
-import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
+import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "../lattice/records.ts";
@@ -247,8 +247,16 @@ export class FoldEngine {
 
 	// --- Actions ---
 
-	/** A snapshot for an action. The fresh tail starts at the in-flight response (agent) or the latest user turn (command). */
-	workspace(origin: FoldOrigin, cwd: string, sessionEntry?: (id: string) => SessionEntry | undefined): FoldWorkspace {
+	/**
+	 * A snapshot for an action. The fresh tail starts at the in-flight response (agent) or the latest user turn
+	 * (command). With the host's facts, an expand is admitted against what the next request holds and its budget.
+	 */
+	workspace(
+		origin: FoldOrigin,
+		cwd: string,
+		sessionEntry?: (id: string) => SessionEntry | undefined,
+		host?: HostFacts,
+	): FoldWorkspace {
 		const branch = this.tracker.entries;
 		return {
 			branch,
@@ -261,6 +269,7 @@ export class FoldEngine {
 			freshTailStart: freshTailStart(branch, origin),
 			origin,
 			...(sessionEntry ? { sessionEntry } : {}),
+			...(host ? { room: () => ({ reading: this.reading(host), budget: host.budget }) } : {}),
 		};
 	}
 

@@ -2,14 +2,17 @@
  * Where each fold of a lattice sits on a branch.
  *
  * A fold is placed when all its leaves are on the branch, its parts are
- * contiguous and in order, and its span has a shape the window can show
+ * contiguous and in order, its span has a shape the window can show
  * (`shapeProblem`: whole units, no barrier, nothing open, a tool-batch fold
- * exactly one completed batch); it then covers the half-open entry range
- * `[start, end)`. A fold that cannot be placed (its entries belong to another
- * branch, its parts are out of order, or a forged or damaged record covers a
- * tool call without its result) is detached: the window, the ladder and the
- * actions ignore it, and `checkLattice` reports it. This one check is what
- * keeps a hash-consistent record from ever sending a provider-invalid request.
+ * exactly one completed batch), and it nests with the other placed folds
+ * (`nestingProblems`: a fold inside another is one of its descendants); it
+ * then covers the half-open entry range `[start, end)`. A fold that cannot be
+ * placed (its entries belong to another branch, its parts are out of order,
+ * or a forged or damaged record covers a tool call without its result or
+ * entries another fold already covers) is detached: the window, the ladder
+ * and the actions ignore it, and `checkLattice` reports it. This one check is
+ * what keeps a hash-consistent record from ever sending a provider-invalid
+ * request or one that leaves messages out.
  */
 
 import { LayeredMap } from "./layered-map.ts";
@@ -17,7 +20,7 @@ import { type FoldLattice, type FoldRecord, growthOf, parentMap } from "./record
 import { type BranchView, type StructuralUnit, unitsInRange } from "./units.ts";
 
 /** Why a placed span cannot be shown, by the code `checkLattice` and `pi-fold verify` name it with. */
-export type ShapeDefectCode = "misaligned" | "barrier" | "open-unit";
+export type ShapeDefectCode = "misaligned" | "barrier" | "open-unit" | "partial-overlap" | "unparented";
 
 export interface ShapeDefect {
 	code: ShapeDefectCode;
@@ -132,7 +135,10 @@ function grownIndex(base: LatticeIndex, record: FoldRecord): LatticeIndex | unde
 	}
 	const range = partsRange(record, view, (id) => base.placed.get(id) ?? { problem: "unplaced" });
 	if ("problem" in range || shapeProblem(view, record, range.start, range.end)) return undefined;
-	// Every fold placed inside the new span must sit under one of its children.
+	// No root may run into the new span from before it (roots are disjoint, so the one before is the only
+	// candidate), and every fold placed inside the new span must sit under one of its children.
+	const before = base.roots[lowerBound(base.roots, range.start) - 1];
+	if (before && before.end > range.start) return undefined;
 	const first = lowerBound(base.ordered, range.start);
 	let last = first;
 	for (; last < base.ordered.length && (base.ordered[last]?.start ?? 0) < range.end; last++) {
@@ -210,25 +216,104 @@ function buildIndex(lattice: FoldLattice, view: BranchView): LatticeIndex {
 		}
 		placed.set(record.id, { id: record.id, record, ...range, parentId: parents.get(record.id), depth: 0 });
 	}
-	// A fold under a parent that cannot be placed is detached too: adopting it elsewhere would give it two parents.
-	for (const placement of [...placed.values()]) {
-		for (let at = placement.parentId; at !== undefined; at = parents.get(at)) {
-			if (placed.has(at)) continue;
-			placed.delete(placement.id);
-			detached.set(placement.id, `sits under fold ${at}, which cannot be placed`);
-			break;
+	detachOrphans(placed, detached, parents);
+	// Two placed folds that cross, or one inside another it is not part of, would each hide the other's
+	// entries behind its own brief: the window would leave messages out. The outer (earlier) one stays.
+	const crossing = nestingProblems(placed, parents);
+	if (crossing.size > 0) {
+		for (const [id, defect] of crossing) {
+			placed.delete(id);
+			detached.set(id, `cannot be shown (${defect.message})`);
+			misshapen.set(id, defect);
 		}
+		detachOrphans(placed, detached, parents);
 	}
-	for (const placement of placed.values()) {
-		let depth = 0;
-		for (let at = placement.parentId; at !== undefined && depth <= placed.size; at = parents.get(at)) depth++;
-		placement.depth = depth;
-	}
+	for (const placement of placed.values()) placement.depth = depthIn(placement.id, parents, placed.size);
 	const ordered = [...placed.values()].sort((a, b) => a.start - b.start || b.end - a.end || a.depth - b.depth);
 	const roots = ordered.filter((placement) => placement.parentId === undefined);
 	const rootAt = new Map<number, FoldPlacement>();
 	for (const placement of roots) rootAt.set(placement.start, placement);
 	return { view, placed, detached, misshapen, ordered, rootAt, roots };
+}
+
+/**
+ * Detach, until none is left, every placed fold under a parent that is not placed (adopting it elsewhere would
+ * give it two parents) and every placed fold holding a fold part that is not placed (its brief would hide
+ * entries no placed fold accounts for).
+ */
+function detachOrphans(
+	placed: Map<string, FoldPlacement>,
+	detached: Map<string, string>,
+	parents: ReadonlyMap<string, string>,
+): void {
+	for (let changed = true; changed; ) {
+		changed = false;
+		for (const placement of [...placed.values()]) {
+			const lost = lostNeighbour(placement, placed, parents);
+			if (lost === undefined) continue;
+			placed.delete(placement.id);
+			detached.set(placement.id, lost);
+			changed = true;
+		}
+	}
+}
+
+/** Why a placed fold loses its place with its parent or one of its fold parts unplaced, or undefined. */
+function lostNeighbour(
+	placement: FoldPlacement,
+	placed: ReadonlyMap<string, FoldPlacement>,
+	parents: ReadonlyMap<string, string>,
+): string | undefined {
+	const parentId = parents.get(placement.id);
+	if (parentId !== undefined && !placed.has(parentId)) return `sits under fold ${parentId}, which cannot be placed`;
+	for (const part of placement.record.parts)
+		if (part.type === "fold" && !placed.has(part.foldId)) return `holds fold ${part.foldId}, which cannot be placed`;
+	return undefined;
+}
+
+/** Steps from a fold up to its root through `parents` (bounded, should a forged lattice loop). */
+function depthIn(id: string, parents: ReadonlyMap<string, string>, bound: number): number {
+	let depth = 0;
+	for (let at = parents.get(id); at !== undefined && depth <= bound; at = parents.get(at)) depth++;
+	return depth;
+}
+
+/**
+ * Placed folds that do not nest: one that crosses the end of an earlier fold, or lies inside a fold that is
+ * not its ancestor. Scanned in transcript order (outer before inner), so the outer fold of a conflict stays
+ * and the one found inside it is named.
+ */
+function nestingProblems(
+	placed: ReadonlyMap<string, FoldPlacement>,
+	parents: ReadonlyMap<string, string>,
+): Map<string, ShapeDefect> {
+	const problems = new Map<string, ShapeDefect>();
+	const isAncestor = (ancestor: string, id: string): boolean => {
+		for (let at = parents.get(id), steps = 0; at !== undefined && steps <= placed.size; at = parents.get(at), steps++)
+			if (at === ancestor) return true;
+		return false;
+	};
+	const depth = new Map([...placed.keys()].map((id) => [id, depthIn(id, parents, placed.size)]));
+	const sorted = [...placed.values()].sort(
+		(a, b) => a.start - b.start || b.end - a.end || (depth.get(a.id) ?? 0) - (depth.get(b.id) ?? 0),
+	);
+	const open: FoldPlacement[] = [];
+	for (const fold of sorted) {
+		while (open.length > 0 && (open[open.length - 1]?.end ?? 0) <= fold.start) open.pop();
+		const outer = open[open.length - 1];
+		if (outer && fold.end > outer.end)
+			problems.set(fold.id, {
+				code: "partial-overlap",
+				message: `fold ${fold.id} partially overlaps fold ${outer.id}`,
+			});
+		else if (outer && !isAncestor(outer.id, fold.id))
+			problems.set(fold.id, {
+				code: "unparented",
+				message: `fold ${fold.id} lies inside fold ${outer.id} but is not one of its parts`,
+			});
+		else open.push(fold);
+	}
+	return problems;
 }
 
 function partsRange(record: FoldRecord, view: BranchView, childRange: (id: string) => Range): Range {

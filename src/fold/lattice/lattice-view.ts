@@ -161,12 +161,9 @@ export function checkLattice(
 	for (const fold of index.ordered) {
 		while (open.length > 0 && (open[open.length - 1]?.end ?? 0) <= fold.start) open.pop();
 		const outer = open[open.length - 1];
+		// Crossing folds and folds inside a fold they are not part of are detached by placement (named above).
 		if (outer && outer.start === fold.start && outer.end === fold.end) {
 			add(fold.id, "duplicate-span", `folds ${outer.id} and ${fold.id} cover the same span`);
-		} else if (outer && fold.end > outer.end) {
-			add(fold.id, "partial-overlap", `fold ${fold.id} partially overlaps fold ${outer.id}`);
-		} else if (outer && fold.parentId !== outer.id) {
-			add(fold.id, "unparented", `fold ${fold.id} lies inside fold ${outer.id} but is not one of its parts`);
 		}
 		open.push(fold);
 		checkShape(view, fold, add);

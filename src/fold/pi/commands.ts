@@ -10,10 +10,12 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { showOutput } from "../../host/output.ts";
-import { type ActionOutcome, foldSpan, peekFold } from "../actions/actions.ts";
+import { foldSpan } from "../actions/actions.ts";
+import { peekFold } from "../actions/peek.ts";
 import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS } from "../actions/search.ts";
 import { searchWorkspace } from "../actions/search-action.ts";
 import { searchReport, searchTimeoutText } from "../actions/search-report.ts";
+import type { ActionOutcome } from "../actions/workspace.ts";
 import { unfoldedChapters } from "../policy/ladder.ts";
 import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";

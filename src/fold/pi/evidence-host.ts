@@ -6,8 +6,9 @@
  * the result exactly as the tool returned it.
  */
 
-import { type ActionOutcome, PEEK_MAX_BYTES } from "../actions/actions.ts";
+import { PEEK_MAX_BYTES } from "../actions/peek.ts";
 import type { SourceBytes } from "../actions/search.ts";
+import type { ActionOutcome } from "../actions/workspace.ts";
 import type { ResolvedOptions } from "../options.ts";
 import {
 	disabledEvidence,

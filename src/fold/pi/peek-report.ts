@@ -2,7 +2,8 @@
  * `/context peek <id>` for a person: the fold's brief in full, then its
  * verified source as readable entries (who said what, which tool ran),
  * instead of the canonical JSON the model's `peek` returns. Pure formatting
- * over the `peek` action's text; reading and verifying stay in `actions.ts`.
+ * over the `peek` action's text; reading and verifying stay in `peek.ts` and
+ * `source-read.ts` (src/fold/actions/).
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";

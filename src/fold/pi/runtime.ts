@@ -19,9 +19,9 @@ import type {
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 import { promptTokensOf } from "../../session/tokens.ts";
-import type { ActionOutcome, FoldWorkspace } from "../actions/actions.ts";
 import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
+import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
@@ -217,7 +217,7 @@ export class FoldRuntime {
 	workspace(ctx: ExtensionContext, origin: FoldOrigin): FoldWorkspace {
 		this.sync(ctx);
 		// Recall of entries compacted on earlier branches of the same file.
-		return this.engine.workspace(origin, ctx.cwd, (id) => ctx.sessionManager.getEntry(id));
+		return this.engine.workspace(origin, ctx.cwd, (id) => ctx.sessionManager.getEntry(id), this.hostFacts(ctx));
 	}
 
 	/** Apply an action's change and make it durable (at once when Pi is idle). */

@@ -9,16 +9,15 @@ import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { truncateText } from "../../text/bounded.ts";
 import {
-	type ActionOutcome,
 	expandFold,
 	foldSpan,
-	peekFold,
 	protectEntries,
 	reboundary,
 	rebrief,
 	refoldFold,
 	unmarkFold,
 } from "../actions/actions.ts";
+import { peekFold } from "../actions/peek.ts";
 import { listChildren } from "../actions/peek-children.ts";
 import { searchAction } from "../actions/search-action.ts";
 import {
@@ -35,6 +34,7 @@ import {
 	toolPromptSnippet,
 	validateToolArgs,
 } from "../actions/tool-schema.ts";
+import type { ActionOutcome } from "../actions/workspace.ts";
 import { parseEvidenceAddress } from "../store/evidence.ts";
 import { updateFooter } from "./footer.ts";
 import { renderContextCall, renderContextResult, type ToolDetails } from "./render-tool.ts";

@@ -16,6 +16,12 @@
  * folds large stale outputs within a request or two while small ones wait
  * until enough of them accumulate. The occupancy backstop and the
  * long-context guard override the price.
+ *
+ * A fold the agent expanded is its own: no rung folds over it (deep spans,
+ * chapters and consolidations are cut at it), so an expand is never undone
+ * behind the agent's back; it stays until the agent refolds it. What keeps
+ * an expand from crowding the window is its admission check
+ * (`expandRoom`, src/fold/actions/expand-room.ts).
  */
 
 import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
@@ -75,6 +81,8 @@ export interface LadderInput {
 	contextToolName: string;
 	foldPeekResults: boolean;
 	marks: readonly PendingMark[];
+	/** Folds the agent expanded: no automatic fold covers them. */
+	expanded: ReadonlySet<string>;
 	/** A rewrite happens at this boundary anyway (expand, refold, …) or the cache is cold: committing adds no re-read. */
 	freeRewrite: boolean;
 	/** Pi is about to compact ("threshold") or a request is over budget ("fence"): fold everything eligible. */
@@ -329,11 +337,12 @@ export function ladderCandidates(
 
 	const chapters: LadderCandidate[] = [];
 	if (pressure) {
+		const holdsExpanded = expandedWithin(index, input.expanded);
 		for (const chapter of closedChapters(view, MIN_CHAPTER_UNITS)) {
 			if (chapter.end > tailStart) break;
 			const root = index.rootAt.get(chapter.start);
 			if (root && root.end >= chapter.end) continue;
-			if (overlapsSpan(chapter.start, chapter.end)) continue;
+			if (overlapsSpan(chapter.start, chapter.end) || holdsExpanded(chapter.start, chapter.end)) continue;
 			if (hasProtected(view, input.protectedIds, chapter.start, chapter.end)) continue;
 			const inner = [...marked, ...batches].filter((c) => c.start >= chapter.start && c.end <= chapter.end);
 			const innerFreed = inner.reduce((total, c) => total + c.freedTokens, 0);
@@ -358,6 +367,15 @@ export function ladderCandidates(
 	return { candidates, held };
 }
 
+/** True when a placed fold the agent expanded lies inside `[start, end)`. */
+function expandedWithin(index: LatticeIndex, expanded: ReadonlySet<string>): (start: number, end: number) => boolean {
+	const spans = [...expanded].flatMap((id) => {
+		const fold = index.placed.get(id);
+		return fold ? [fold] : [];
+	});
+	return (start, end) => spans.some((fold) => start <= fold.start && fold.end <= end);
+}
+
 function childIds(mark: PendingMark): string[] {
 	return mark.record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));
 }
@@ -365,7 +383,7 @@ function childIds(mark: PendingMark): string[] {
 /**
  * The oldest run of two or more adjacent collapsed top-level folds, once
  * more than `MAX_VISIBLE_FOLDS` are visible or occupancy passes
- * `CONSOLIDATION_OCCUPANCY`.
+ * `CONSOLIDATION_OCCUPANCY`. An expanded fold ends a run: it stays the agent's.
  */
 function consolidationCandidate(
 	input: LadderInput,
@@ -380,6 +398,11 @@ function consolidationCandidate(
 	const { view, reading } = input;
 	let run: typeof roots = [];
 	for (const fold of roots) {
+		if (input.expanded.has(fold.id)) {
+			if (run.length >= 2) break;
+			run = [];
+			continue;
+		}
 		const previous = run.at(-1);
 		const adjacent = previous !== undefined && rangeTokens(view, reading, previous.end, fold.start) === 0;
 		if (previous && !adjacent) {

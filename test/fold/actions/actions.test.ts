@@ -2,15 +2,15 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import {
 	expandFold,
-	type FoldWorkspace,
 	foldSpan,
-	peekFold,
 	protectEntries,
 	reboundary,
 	rebrief,
 	refoldFold,
 	unmarkFold,
 } from "../../../src/fold/actions/actions.ts";
+import { peekFold } from "../../../src/fold/actions/peek.ts";
+import type { FoldWorkspace } from "../../../src/fold/actions/workspace.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
 import { emptyFoldState, liveLattice } from "../../../src/fold/state/state.ts";

@@ -10,10 +10,12 @@
 
 import { describe, expect, it } from "vitest";
 import { buildCompactionDetails } from "../../../src/compaction/records/details.ts";
-import { type ActionOutcome, foldSpan, peekFold } from "../../../src/fold/actions/actions.ts";
+import { foldSpan } from "../../../src/fold/actions/actions.ts";
+import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { listChildren } from "../../../src/fold/actions/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
 import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../../src/fold/actions/search-action.ts";
+import type { ActionOutcome } from "../../../src/fold/actions/workspace.ts";
 import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";
 import { canonicalBytes, sha256Hex } from "../../../src/session/canonical.ts";
 import { sourceHashesOf } from "../../../src/session/records/source-hashes.ts";

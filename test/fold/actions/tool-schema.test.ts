@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PEEK_MAX_BYTES } from "../../../src/fold/actions/actions.ts";
+import { PEEK_MAX_BYTES } from "../../../src/fold/actions/peek.ts";
 import { isArgumentError, MAX_IDS, validateToolArgs } from "../../../src/fold/actions/tool-schema.ts";
 import { TOOL_ACTIONS } from "../../../src/fold/options.ts";
 

@@ -10,10 +10,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { consolidateFolds, createFold } from "../../../src/fold/lattice/lattice.ts";
 import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../../../src/fold/lattice/lattice-index.ts";
-import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
+import { emptyLattice, type FoldLattice, isRefusal, withRecord } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch, closedChapters } from "../../../src/fold/lattice/units.ts";
 import { emptyFoldState, liveLattice, liveLatticeAfter, persistChange } from "../../../src/fold/state/state.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
+import { forgedRecord } from "../../fixtures/forge.ts";
 
 /** Eight turns of two or three read batches and a reply. */
 function turns() {
@@ -128,5 +129,35 @@ describe("a grown lattice index", () => {
 			}),
 			{ numRuns: 150 },
 		);
+	});
+
+	it("detaches a forged record inside or across a placed fold, grown or built from scratch alike", () => {
+		const entries = turns();
+		const view = analyzeBranch(entries);
+		const [chapter] = closedChapters(view, 2);
+		if (!chapter) throw new Error("fixture has no closed chapter");
+		const made = createFold(
+			emptyLattice(),
+			view,
+			{ kind: "chapter", first: entries[chapter.start]?.id ?? "", last: entries[chapter.end - 1]?.id ?? "" },
+			{ origin: "ladder" },
+		);
+		if (isRefusal(made)) throw new Error(made.message);
+		const batch = view.units.find((unit) => unit.kind === "tool-batch" && unit.start > chapter.start);
+		if (!batch) throw new Error("fixture has no batch inside the chapter");
+		const inside = forgedRecord(entries, batch.start, batch.end, "tool-batch");
+		const across = forgedRecord(entries, batch.start, chapter.end + 1, "consolidation");
+		for (const [forged, code] of [
+			[inside, "unparented"],
+			[across, "partial-overlap"],
+		] as const) {
+			indexLattice(made.lattice, view);
+			const grown = withRecord(made.lattice, forged);
+			const index = indexLattice(grown, view);
+			expect(plain(index)).toEqual(plain(indexLattice({ folds: new Map(grown.folds) }, view)));
+			expect(index.placed.has(forged.id)).toBe(false);
+			expect(index.misshapen.get(forged.id)?.code).toBe(code);
+			expect(index.roots.map((fold) => fold.id)).toEqual([...made.lattice.folds.keys()]);
+		}
 	});
 });

@@ -74,6 +74,7 @@ function consolidationSetup(): { input: LadderInput; lattice: FoldLattice; entri
 		contextToolName: "active_context",
 		foldPeekResults: false,
 		marks: [],
+		expanded: new Set(),
 		freeRewrite: true,
 	};
 	return { input, lattice, entries };

@@ -56,6 +56,7 @@ function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> =
 		contextToolName: "active_context",
 		foldPeekResults: false,
 		marks: [],
+		expanded: new Set(),
 		freeRewrite: false,
 		...overrides,
 	};
@@ -206,6 +207,21 @@ describe("rungs", () => {
 		);
 		const consolidation = eleven.candidates.find((c) => c.rung === "consolidation");
 		expect(consolidation?.ids).toHaveLength(MAX_VISIBLE_FOLDS + 1);
+	});
+
+	it("never consolidates a fold the agent expanded: it ends the run", () => {
+		const sizes = new Array(MAX_VISIBLE_FOLDS + 2).fill(2_000);
+		sizes.push(9_000);
+		const { entries } = stages(sizes);
+		const lattice = foldedLattice(
+			entries,
+			sizes.slice(0, MAX_VISIBLE_FOLDS + 1).map((_, k) => `s${k + 1}`),
+		);
+		const folds = [...lattice.folds.keys()];
+		const expanded = new Set([folds[2] ?? ""]);
+		const { candidates } = ladderCandidates(input(entries, { lattice, expanded }), entries.length - 2, true);
+		const consolidation = candidates.find((c) => c.rung === "consolidation");
+		expect(consolidation?.ids).toEqual(folds.slice(0, 2));
 	});
 
 	it("folds a closed chapter as a deep span once priced, keeping the newest ask raw", () => {

@@ -33,6 +33,7 @@ function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> =
 		contextToolName: "active_context",
 		foldPeekResults: false,
 		marks: [],
+		expanded: new Set(),
 		freeRewrite: false,
 		...overrides,
 	};
