@@ -209,7 +209,7 @@ const SCHEDULING_SETTING: ListSetting = {
 	id: "scheduling",
 	label: "Fold scheduling",
 	meaning:
-		"When the agent's folds reach the window. Epoch batches them into one rewrite, which keeps the provider's prefix cache; measured cheaper (docs/benchmarks.md).",
+		"When the agent's folds reach the window. Epoch (the default) batches them into one rewrite, which keeps the provider's prefix cache; measured cheaper (docs/benchmarks.md).",
 	applies: "after /reload",
 	scopes: ["global"],
 	section: "piFold",
@@ -277,7 +277,7 @@ function windowItem(s: SettingsSnapshot): SettingsItem {
 	if (total !== undefined) choices.push({ label: `${integer.format(total)} tokens (as set)`, value: total });
 	return {
 		id: "window",
-		label: "Serving window",
+		label: "Provider window",
 		meaning:
 			"The total window every occupancy figure, fence and fold decision is measured against (less the output reservation). Set it only when the provider serves more than the model's window says.",
 		key: "piFold.providerTotalWindow",
