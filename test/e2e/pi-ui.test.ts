@@ -192,14 +192,12 @@ describe("pi-fold in Pi's UI", () => {
 		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
 
 		// The agent folds a read that a large read follows: a pending mark, not a fold yet.
-		harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, "call_a")]), reply("Read."));
-		await harness.run("Read e.txt.");
-		harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, "call_b")]), reply("Read again."));
-		await harness.run("Read e.txt again.");
-		harness.enqueue(
-			callTools([toolCall("active_context", { action: "fold", ids: ["call_a"] }, "call_mark")]),
-			reply("Marked."),
-		);
+		for (const id of ["call_a", "call_b"]) {
+			harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, id)]), reply("Read."));
+			await harness.run("Read e.txt.");
+		}
+		const fold = toolCall("active_context", { action: "fold", ids: ["call_a"] }, "call_mark");
+		harness.enqueue(callTools([fold]), reply("Marked."));
 		await harness.run("Fold the first of those reads.");
 		const [report = ""] = await harness.run("/context");
 		const mark = /Pending marks: 1 \((f-[0-9a-f]{12})\)/.exec(report)?.[1];

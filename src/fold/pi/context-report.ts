@@ -15,6 +15,7 @@ import { PRODUCT_NAME } from "../../product.ts";
 import { readableBytes } from "../../text/bytes.ts";
 import { type FoldDetail, type StatusDetails, storeWhere } from "../actions/status.ts";
 import { briefWhat } from "../briefs/brief.ts";
+import { PI_DEFAULT_RESERVE_TOKENS, servingBudget } from "../policy/budget.ts";
 import { commitReasonText, PENDING_MARKS_COMMIT_TEXT } from "./commit-reasons.ts";
 import { field, heading, line, muted, plainReport, type ReportLine, title, valued, warning } from "./report-doc.ts";
 
@@ -94,14 +95,27 @@ function briefFirstLine(brief: string, id: string, max: number): string {
 	return what.length > max ? `${what.slice(0, max - 1)}…` : what;
 }
 
+/**
+ * What the budget is, in the person's words: the smaller of Pi's compaction
+ * line (the window less Pi's reserve, kept for the answer and the summary)
+ * and, when set, the provider's total less the output reservation, as
+ * `servingBudget` decides it.
+ */
+export function budgetSource(budget: StatusDetails["budget"]): string {
+	const reserve = budget.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
+	const line = servingBudget({ ...budget, providerTotalWindow: undefined });
+	if (budget.providerTotalWindow !== undefined && (line === undefined || servingBudget(budget) !== line))
+		return `provider total ${integer.format(budget.providerTotalWindow)} less ${integer.format(budget.outputReservation ?? 0)} for output`;
+	if (budget.descriptor !== undefined && budget.descriptor <= reserve)
+		return `the model's whole window: it is no larger than Pi's reserve of ${integer.format(reserve)}`;
+	return `the model's window less Pi's reserve of ${integer.format(reserve)} for the answer and compaction, where Pi compacts`;
+}
+
 /** The window section: the next request against the budget, Pi's reading when they differ, the warning. */
 function windowLines(input: Pick<ContextReportInput, "status" | "next" | "hostTokens" | "commands">): ReportLine[] {
 	const { budget } = input.status;
 	const share = occupancy(input.next);
-	const source =
-		budget.providerTotalWindow === undefined
-			? `the model's window less ${integer.format(budget.outputReservation ?? 0)} kept for its answer`
-			: `provider total ${integer.format(budget.providerTotalWindow)} less ${integer.format(budget.outputReservation ?? 0)} for output`;
+	const source = budgetSource(budget);
 	const against =
 		input.next.budget === undefined
 			? "no model selected, so no budget to measure it against"
