@@ -38,7 +38,7 @@ describe("piFold in settings.json", () => {
 		const result = await runPrint(sandbox, "/pf-context");
 		expect(result.code, result.stderr).toBe(0);
 		expect(result.stdout).toContain("45,904-token budget (provider total 50,000 less 4,096 for output)");
-		expect(result.stdout).toContain("Scheduling: epoch");
+		expect(result.stdout).toContain('Scheduling: batched (foldScheduling "epoch")');
 		const lines = settingsLines(result.stderr);
 		expect(lines).toHaveLength(1);
 		expect(lines[0]).toContain(join(sandbox.agentDir, "settings.json"));
