@@ -1,7 +1,9 @@
 /**
  * The README's generated sections, each between `<!-- generated:NAME -->`
- * and `<!-- /generated:NAME -->`: the replay figures (read from
- * bench/results/replay.md, the benchmark's own output), the settings
+ * and `<!-- /generated:NAME -->`: the headline figures (read from the
+ * real-host replay's bench/results/host-replay.md, host-replay-figures.ts),
+ * the report's replay figures (read from bench/results/replay.md, the
+ * benchmark's own output), the settings
  * reference (src/settings/reference.ts, over the option table) and the
  * command list (the names and subcommands the package registers). `npm run
  * readme` rewrites them; test/readme.test.ts fails when README.md differs.
@@ -12,6 +14,7 @@ import { join } from "node:path";
 import { DEFAULT_COMMAND_NAMES } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { settingsReference } from "../src/settings/reference.ts";
+import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures } from "./host-replay-figures.ts";
 
 /** The replay benchmark's results file the figures are read from. */
 export const REPLAY_RESULTS = "bench/results/replay.md";
@@ -65,6 +68,23 @@ function figuresSection(root: string): string {
 	].join("\n");
 }
 
+/** pi-fold's defaults against Pi alone in real Pi, per set and window. */
+function headlineSection(root: string): string {
+	const markdown = readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8");
+	const rows = hostReplayFigures(markdown).map(
+		(item) =>
+			`| ${item.window} tokens | ${item.set}, ${item.sessions} sessions | **${item.median}** (${item.low}–${item.high}) | ${item.compactions.native} → **${item.compactions.defaults}** |`,
+	);
+	const date = hostReplayDate(markdown);
+	return [
+		"| model window | sessions | pi-fold's cost over Pi alone's: median (range) | compactions: Pi alone → pi-fold |",
+		"| --- | --- | --- | --- |",
+		...rows,
+		"",
+		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\`: real Pi 1.6.0, offline, replays each session message for message with pi-fold's defaults and without it. Below 1× pi-fold cost less; a range reaching above 1× means it cost more on some session. The ladder was tuned on the tuned set only; the held-out set tells how it does on sessions it was not tuned on. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
+	].join("\n");
+}
+
 function commandsSection(): string {
 	const status = DEFAULT_COMMAND_NAMES.status;
 	return [
@@ -83,7 +103,12 @@ function commandsSection(): string {
 
 /** Every generated section by name. */
 export function readmeSections(root: string): Record<string, string> {
-	return { figures: figuresSection(root), settings: settingsReference(), commands: commandsSection() };
+	return {
+		headline: headlineSection(root),
+		figures: figuresSection(root),
+		settings: settingsReference(),
+		commands: commandsSection(),
+	};
 }
 
 /** `readme` with each generated section replaced; throws naming a section whose markers are missing. */

@@ -6,13 +6,27 @@
  * rendered to HTML (scripts/ansi-html.ts) and screenshotted by headless
  * Chromium into docs/images/<screen>.png. Needs tmux and Chromium (Debian's
  * `chromium` package).
+ *
+ * Pi names a local package by its directory, so the tests load the checkout
+ * through a link named `pi-fold` (PACKAGE_DIR_ENV): the images read "pi-fold"
+ * whatever the checkout's folder is called.
  */
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { PACKAGE_DIR_ENV } from "../test/harness/pi-cli.ts";
 import { CAPTURE_DIR_ENV } from "../test/harness/pi-tmux.ts";
 import { ansiToHtml } from "./ansi-html.ts";
 
@@ -31,11 +45,13 @@ if (!browser) {
 }
 const dir = mkdtempSync(join(tmpdir(), "pi-fold-screens-"));
 mkdirSync(IMAGES, { recursive: true });
+const named = join(dir, "pi-fold");
+symlinkSync(ROOT, named, "dir");
 try {
 	const run = spawnSync("npx", ["vitest", "run", "--project", "e2e", ...TESTS, "-t", "TUI"], {
 		cwd: ROOT,
 		stdio: "inherit",
-		env: { ...process.env, [CAPTURE_DIR_ENV]: dir },
+		env: { ...process.env, [CAPTURE_DIR_ENV]: dir, [PACKAGE_DIR_ENV]: named },
 	});
 	if (run.status !== 0) throw new Error("the TUI tests failed; no screenshots were taken");
 	for (const file of readdirSync(dir).filter((name) => name.endsWith(".ans"))) {

@@ -1,6 +1,6 @@
 /**
- * The README stays true to the code: its generated sections (replay
- * figures from bench/results, the settings reference from the option table,
+ * The README stays true to the code: its generated sections (the real-host
+ * and replay figures from bench/results, the settings reference from the option table,
  * the command list) equal what `npm run readme` writes now, and every
  * command the package registers and every tool action is documented.
  */
@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { HOST_REPLAY_RESULTS, hostReplayFigures } from "../scripts/host-replay-figures.ts";
 import { readmeSections, replayFigures, withSections } from "../scripts/readme-sections.ts";
 import { TOOL_ACTIONS } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
@@ -53,6 +54,39 @@ describe("README", () => {
 			expect(README).toContain(`${item.recordedCost} → **${item.ladderCost}**`);
 			expect(README).toContain(`${item.recordedPeak} → **${item.ladderPeak}**`);
 		}
+	});
+
+	it("leads with the real-host replay's figures: defaults over native per set and window, and compactions", () => {
+		const results = readFileSync(join(ROOT, HOST_REPLAY_RESULTS), "utf8");
+		const figures = hostReplayFigures(results);
+		expect(figures.map((item) => `${item.set} ${item.window}`).sort()).toEqual(
+			["held-out 128,000", "held-out 200,000", "tuned 128,000", "tuned 200,000"].sort(),
+		);
+		const headline = README.slice(0, README.indexOf("## First success"));
+		for (const item of figures) {
+			expect(Number.parseFloat(item.low)).toBeLessThanOrEqual(Number.parseFloat(item.median));
+			expect(Number.parseFloat(item.median)).toBeLessThanOrEqual(Number.parseFloat(item.high));
+			expect(headline).toContain(
+				`| ${item.window} tokens | ${item.set}, ${item.sessions} sessions | **${item.median}** (${item.low}–${item.high}) | ${item.compactions.native} → **${item.compactions.defaults}** |`,
+			);
+		}
+	});
+
+	it("refuses a host-replay file that lacks what the figures need, naming what and the command", () => {
+		const results = readFileSync(join(ROOT, HOST_REPLAY_RESULTS), "utf8");
+		expect(() => hostReplayFigures("# Benchmark: host replay\n")).toThrow(
+			/host-replay\.md: no "### <set> set, <window>-token window" cost-ratio tables.*npm run bench -- host-replay/,
+		);
+		expect(() => hostReplayFigures(results.replaceAll("defaults / native", "pi-fold / native"))).toThrow(
+			/no "defaults \/ native" column in the table under "### tuned set, 200,000-token window"/,
+		);
+		expect(() =>
+			hostReplayFigures(
+				results.replace(/^\| defaults \| \$[\d.]+ \|.*$/m, "| defaults | failed: boom | | | | | | | | | | | | |"),
+			),
+		).toThrow(
+			/the defaults run under "### pi-mono-large-session \(tuned; real Pi log\), 200,000 window" has no compaction count/,
+		);
 	});
 
 	it("lists every command the package registers, every /context subcommand and every tool action", () => {

@@ -17,6 +17,7 @@ import { editDrafts, planWindow } from "../../src/fold/engine/materialize.ts";
 import { createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../src/fold/lattice/records.ts";
 import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/lattice/units.ts";
+import { DEFAULT_BRAND_NOUN } from "../../src/fold/options.ts";
 import { emptyFoldState, liveLattice, persistChange, rebuildState } from "../../src/fold/state/state.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
@@ -68,7 +69,7 @@ export const foldBench: Benchmark = {
 					lattice,
 					expanded: new Set(),
 					briefOf: (record) => record.brief,
-					brandNoun: "active-context",
+					brandNoun: DEFAULT_BRAND_NOUN,
 				});
 			const folded = persist(branch, editDrafts(branch, plan(branch)));
 			const input = { bytes: log.bytes, entries: folded.length };

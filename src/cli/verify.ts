@@ -26,7 +26,7 @@ export const VERIFY_HELP = `Usage: pi-fold verify [options] <session.jsonl>
 
 Check a session's fold state against its entries and its fold store: every
 fold record (blob hash, parts, sizes, nesting rules), every state delta,
-checkpoint and commit, every Fabric compaction details record, and every
+checkpoint and commit, every details record of pi-fold's compactor, and every
 line of the file. Never writes. Exit 0 when clean, 1 on any defect.
 
 Options:

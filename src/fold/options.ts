@@ -14,7 +14,12 @@ export { DEFAULT_READ_ONLY_TOOLS };
 
 export const DEFAULT_TOOL_NAME = "active_context";
 export const DEFAULT_TOOL_LABEL = PRODUCT_NAME;
-export const DEFAULT_BRAND_NOUN = "active-context";
+/**
+ * The spec's default is "active-context"; issue 19.5 (one product name in
+ * what a person reads) makes it the product's name. Briefs written under the
+ * old default are still recognised (engine/stray-briefs.ts).
+ */
+export const DEFAULT_BRAND_NOUN = PRODUCT_NAME;
 export const DEFAULT_ENTRY_TYPE_PREFIX = "pi-fold-active-context";
 export const DEFAULT_COMMAND_NAMES = { status: "context", fold: "fold-context" } as const;
 export const DEFAULT_BLOCKING_TOOLS: readonly string[] = ["Agent"];

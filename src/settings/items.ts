@@ -178,24 +178,65 @@ function thresholdItem(s: SettingsSnapshot, model: { key: string; contextWindow:
 	};
 }
 
-function engineItem(s: SettingsSnapshot): SettingsItem {
-	const choices = [
-		{ label: "pi-fold's deterministic compactor (no model call)", value: "fabric" },
-		{ label: "Pi's own summarizer (a model call)", value: "pi" },
-	];
+/** A setting picked from a fixed list of values written under one key (`section.name`). */
+interface ListSetting extends Pick<SettingsItem, "id" | "label" | "meaning" | "applies" | "scopes"> {
+	section: "compaction" | "piFold";
+	name: string;
+	/** Each value with its label in the list and its short form in the value column. */
+	choices: readonly (Choice & { short: string })[];
+	/** The value in force and where it comes from. */
+	effective(s: SettingsSnapshot): { value: unknown; origin: Origin };
+}
+
+const ENGINE_SETTING: ListSetting = {
+	id: "engine",
+	label: "Compaction engine",
+	meaning:
+		"Who writes the summary when Pi compacts: pi-fold's deterministic, LLM-free compactor or Pi's own model summary.",
+	applies: "now",
+	scopes: ["global", "project"],
+	section: "compaction",
+	name: "engine",
+	choices: [
+		{ label: "pi-fold's deterministic compactor (no model call)", value: "fabric", short: "pi-fold's compactor" },
+		{ label: "Pi's own summarizer (a model call)", value: "pi", short: "Pi's summarizer" },
+	],
+	effective: (s) => ({ value: s.compaction.engine, origin: s.compactionOrigin(["engine"]) }),
+};
+
+// Registration options are read once: the value shown is the one Pi registered with.
+const SCHEDULING_SETTING: ListSetting = {
+	id: "scheduling",
+	label: "Fold scheduling",
+	meaning:
+		"When the agent's folds reach the window. Epoch (the default) batches them into one rewrite, which keeps the provider's prefix cache; measured cheaper (docs/benchmarks.md).",
+	applies: "after /reload",
+	scopes: ["global"],
+	section: "piFold",
+	name: "foldScheduling",
+	choices: [
+		{ label: "epoch: marks wait and land together at a commit (default)", value: "epoch", short: "epoch" },
+		{ label: "immediate: every fold lands when it is made", value: "immediate", short: "immediate" },
+	],
+	effective: (s) => ({ value: s.registered.foldScheduling, origin: s.foldOrigin("foldScheduling") }),
+};
+
+function listItem(setting: ListSetting, s: SettingsSnapshot): SettingsItem {
+	const { section, name, choices } = setting;
+	const { value, origin } = setting.effective(s);
+	const current = indexOf(choices, value);
 	return {
-		id: "engine",
-		label: "Compaction engine",
-		meaning:
-			"Who writes the summary when Pi compacts: pi-fold's deterministic, LLM-free compactor or Pi's own model summary.",
-		key: "compaction.engine",
-		applies: "now",
-		scopes: ["global", "project"],
-		value: s.compaction.engine === "fabric" ? "pi-fold's compactor" : "Pi's summarizer",
-		origin: s.compactionOrigin(["engine"]),
-		choices,
-		current: indexOf(choices, s.compaction.engine),
-		edit: (file, choice) => withKey(file, "compaction", "engine", choice.value),
+		id: setting.id,
+		label: setting.label,
+		meaning: setting.meaning,
+		key: `${section}.${name}`,
+		applies: setting.applies,
+		scopes: setting.scopes,
+		value: current === undefined ? String(value) : (choices[current]?.short ?? String(value)),
+		origin,
+		choices: choices.map(({ label, value }) => ({ label, value })),
+		current,
+		edit: (file, choice) => withKey(file, section, name, choice.value),
 	};
 }
 
@@ -236,7 +277,7 @@ function windowItem(s: SettingsSnapshot): SettingsItem {
 	if (total !== undefined) choices.push({ label: `${integer.format(total)} tokens (as set)`, value: total });
 	return {
 		id: "window",
-		label: "Serving window",
+		label: "Provider window",
 		meaning:
 			"The total window every occupancy figure, fence and fold decision is measured against (less the output reservation). Set it only when the provider serves more than the model's window says.",
 		key: "piFold.providerTotalWindow",
@@ -260,36 +301,15 @@ function windowItem(s: SettingsSnapshot): SettingsItem {
 	};
 }
 
-function schedulingItem(s: SettingsSnapshot): SettingsItem {
-	const choices = [
-		{ label: "epoch: marks wait and land together at a commit (default)", value: "epoch" },
-		{ label: "immediate: every fold lands when it is made", value: "immediate" },
-	];
-	return {
-		id: "scheduling",
-		label: "Fold scheduling",
-		meaning:
-			"When the agent's folds reach the window. Epoch batches them into one rewrite, which keeps the provider's prefix cache; measured cheaper (docs/benchmarks.md).",
-		key: "piFold.foldScheduling",
-		applies: "after /reload",
-		scopes: ["global"],
-		value: s.registered.foldScheduling,
-		origin: s.foldOrigin("foldScheduling"),
-		choices,
-		current: indexOf(choices, s.registered.foldScheduling),
-		edit: (file, choice) => withKey(file, "piFold", "foldScheduling", choice.value),
-	};
-}
-
 /** The dialog's items, in order. Threshold needs an active model. */
 export function settingsItems(s: SettingsSnapshot): SettingsItem[] {
 	return [
 		occupancyItem(s),
 		...(s.model ? [thresholdItem(s, s.model)] : []),
-		engineItem(s),
+		listItem(ENGINE_SETTING, s),
 		summarizerItem(s),
 		windowItem(s),
-		schedulingItem(s),
+		listItem(SCHEDULING_SETTING, s),
 	];
 }
 

@@ -39,7 +39,7 @@ export function windowProblems(settings: WindowSettings, model: ModelWindow | un
 			path: total.path,
 			key: "piFold.providerTotalWindow",
 			value: total.value,
-			reason: `is larger than ${window}; requests the fence lets through may be refused by the provider. Remove it unless the provider serves more than the model's descriptor says`,
+			reason: `is larger than ${window}; pi-fold would send requests the provider may refuse. Remove it unless the provider serves more than the model's listed window`,
 			using: `${integer.format(total.value)} as set`,
 		});
 	}

@@ -39,13 +39,14 @@ const FOLD_OPTION_MEANINGS: Readonly<Record<JsonOptionKey, string>> = {
 		'`"epoch"`: a fold is a pending mark and all marks land in one rewrite at a commit, so the provider\'s cache survives; `"immediate"`: each fold lands when it is made.',
 	toolActions: "Which actions the tool offers the model (a replacement list).",
 	evidenceIngestion: "Keep oversized MCP tool results as read-only evidence files; `false` writes none.",
-	brandNoun: "Short noun in fold placeholders and fence text the model reads.",
+	brandNoun:
+		"Short noun heading each fold's brief in the model's window (`[pi-fold fold f-…]`) and the refusal of a request too large to send.",
 	entryTypePrefix: "Prefix of pi-fold's entries in the session file; changing it starts a separate fold state.",
 	summarizer:
 		'Who writes chapter and consolidation briefs: `"session"` (the session\'s model), `"deterministic"` (no model calls) or `{ "provider", "model" }`.',
 	foldPeekResults: "Count a peek's result as a finished read that the ladder may fold again.",
 	providerTotalWindow:
-		"Total window the provider serves, when it is larger than the model's descriptor says; every budget is measured against it less the output reservation. A value above the model's window is warned about.",
+		"Total window the provider serves, when it is larger than the model's listed context window; every budget is measured against it less the output reservation. A value above the model's window is warned about.",
 	blockingTools: "Tools before which pi-fold folds stale tool output once (a replacement list; `[]` turns it off).",
 	readOnlyTools:
 		"Tools whose finished batches the ladder folds first (a replacement list); every completed batch may fold, since a fold is lossless, so `[]` is refused.",

@@ -54,7 +54,7 @@ describe("settings in the CLI", () => {
 		);
 		expect(result.stdout).toContain("pi-fold settings (value · where it comes from)");
 		expect(result.stdout).toMatch(/Max occupancy +85% · global file +compaction\.targetContextRatio/);
-		expect(result.stdout).toMatch(/Serving window +200,000 tokens · global file +piFold\.providerTotalWindow/);
+		expect(result.stdout).toMatch(/Provider window +200,000 tokens · global file +piFold\.providerTotalWindow/);
 		expect(result.stdout).toContain(`Global file:  ${file}`);
 	});
 

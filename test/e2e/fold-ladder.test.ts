@@ -192,7 +192,7 @@ describe("automatic ladder in Pi", () => {
 		await expect(harness.run(`Read this: ${"y".repeat(4 * WINDOW + 400)}`)).resolves.toBeDefined();
 		expect(harness.requests).toEqual([]);
 		expect(harness.ui.notifications.map((n) => n.message).join("\n")).toMatch(
-			/request not sent.*over the serving budget/,
+			/request not sent.*over the [\d,]+-token budget/,
 		);
 		expect(statusOf(harness, runtime).automatic.fenceRefusals).toBe(1);
 	});

@@ -12,6 +12,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { shortTokens } from "../../src/fold/pi/context-report.ts";
 import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
+import { PEEK_PAGE_ENTRIES } from "../../src/fold/pi/peek-report.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
 import { registerPiFold } from "../../src/index.ts";
@@ -30,6 +31,8 @@ import {
 const BUDGET = shortTokens(FAUX_CONTEXT_WINDOW - PI_DEFAULT_RESERVE_TOKENS);
 
 const SECRET = "ECHO-CONTENT-7f3a";
+/** Pages of a 27-entry fold's source in a plain-text peek. */
+const PAGES = Math.ceil(27 / PEEK_PAGE_ENTRIES);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -84,7 +87,7 @@ describe("pi-fold in Pi's UI", () => {
 		const folded = await harness.run("/fold-context");
 		expect(folded[0]).toMatch(/Folded chapter f-[0-9a-f]{12}/);
 		expect(folded[0]).toMatch(
-			/Window for the next request: ~[\d,]+ tokens, [\d.]+% of the serving budget; 1 collapsed fold holds/,
+			/Window for the next request: ~[\d,]+ tokens, [\d.]+% of the budget; 1 collapsed fold holds/,
 		);
 		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
 		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(
@@ -157,14 +160,53 @@ describe("pi-fold in Pi's UI", () => {
 		expect(await complete?.("peek f-zz")).toBeNull();
 	});
 
-	it("warns above 100% of the serving budget, in the report and the footer", async () => {
+	it("warns above 100% of the budget, in the report and the footer", async () => {
 		// A small model window: the read of e.txt alone does not fit.
 		const { harness } = await uiHarness(2_000);
 		harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, "call_read")]), reply("Read."));
 		await harness.run("Read e.txt.").catch(() => undefined);
 		const [report = ""] = await harness.run("/context");
-		expect(report).toMatch(/Warning: the next request is over the serving budget \(\d+\.\d%\)/);
+		expect(report).toMatch(/Warning: the next request is over the budget \(\d+\.\d%\)/);
 		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold ⚠ \d+% of /);
+	});
+
+	it("pages /context peek outside the TUI, naming the next page's command, and says when a pending mark lands", async () => {
+		const { harness } = await uiHarness();
+		const calls = Array.from({ length: 24 }, (_, at) => toolCall("read", { path: "e.txt" }, `call_${at}`));
+		harness.enqueue(callTools(calls), reply("LAST-REPLY-OF-THE-CHAPTER"));
+		await harness.run("Read e.txt many times.");
+		harness.enqueue(reply("You're welcome."));
+		await harness.run("Thanks.");
+		const folded = await harness.run("/fold-context");
+		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
+		// user, the calls, 24 results, the reply: 27 entries, two pages of 20.
+		const [first = ""] = await harness.run(`/context peek ${id}`);
+		expect(first).toContain(`Page 1 of ${PAGES} (entries 1–${PEEK_PAGE_ENTRIES} of 27). Next: /context peek ${id} 2`);
+		expect(first.match(/^ {2}\S+ read result: /gm)).toHaveLength(PEEK_PAGE_ENTRIES - 2);
+		expect(first).not.toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
+		const [second = ""] = await harness.run(`/context peek ${id} 2`);
+		expect(second).toContain(`Page 2 of ${PAGES} (entries ${PEEK_PAGE_ENTRIES + 1}–27 of 27). The last page`);
+		expect(second).toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
+		const [beyond = ""] = await harness.run(`/context peek ${id} 3`);
+		expect(beyond).toContain(`"3" is not a page of ${id}: it has 2 pages`);
+		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
+
+		// The agent folds a read that a large read follows: a pending mark, not a fold yet.
+		for (const id of ["call_a", "call_b"]) {
+			harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, id)]), reply("Read."));
+			await harness.run("Read e.txt.");
+		}
+		const fold = toolCall("active_context", { action: "fold", ids: ["call_a"] }, "call_mark");
+		harness.enqueue(callTools([fold]), reply("Marked."));
+		await harness.run("Fold the first of those reads.");
+		const [report = ""] = await harness.run("/context");
+		const mark = /Pending marks: 1 \((f-[0-9a-f]{12})\)/.exec(report)?.[1];
+		expect(mark, report).toBeDefined();
+		expect(report).toContain("They land together at the next commit: when carrying the stale text");
+		const [peekMark = ""] = await harness.run(`/context peek ${mark}`);
+		expect(peekMark).toMatch(new RegExp(`^Pending mark ${mark}: a tool-batch of \\d+ entries .*not folded yet`));
+		expect(peekMark).toContain("It lands at the next commit, with any other marks: when carrying the stale text");
+		expect(peekMark).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
 	});
 
 	it("shows a fold a compaction removed as removed, not collapsed", async () => {

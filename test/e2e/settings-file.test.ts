@@ -37,8 +37,8 @@ describe("piFold in settings.json", () => {
 		});
 		const result = await runPrint(sandbox, "/pf-context");
 		expect(result.code, result.stderr).toBe(0);
-		expect(result.stdout).toContain("45,904-token serving budget (provider total 50,000 less 4,096 for output)");
-		expect(result.stdout).toContain("Scheduling: epoch");
+		expect(result.stdout).toContain("45,904-token budget (provider total 50,000 less 4,096 for output)");
+		expect(result.stdout).toContain('Scheduling: batched (foldScheduling "epoch")');
 		const lines = settingsLines(result.stderr);
 		expect(lines).toHaveLength(1);
 		expect(lines[0]).toContain(join(sandbox.agentDir, "settings.json"));
@@ -55,14 +55,14 @@ describe("piFold in settings.json", () => {
 		);
 		const trusted = await runPrint(sandbox, ["--approve", "--", "/context"]);
 		expect(trusted.code, trusted.stderr).toBe(0);
-		expect(trusted.stdout).toContain("55,904-token serving budget");
+		expect(trusted.stdout).toContain("55,904-token budget");
 		const lines = settingsLines(trusted.stderr);
 		expect(lines).toHaveLength(1);
 		expect(lines[0]).toMatch(/\.pi\/settings\.json: piFold\.toolName = "evil": not read from a project file/);
 
 		const untrusted = await runPrint(sandbox, ["--no-approve", "--", "/context"]);
 		expect(untrusted.code, untrusted.stderr).toBe(0);
-		expect(untrusted.stdout).toContain("45,904-token serving budget");
+		expect(untrusted.stdout).toContain("45,904-token budget");
 		expect(settingsLines(untrusted.stderr)).toEqual([]);
 	});
 

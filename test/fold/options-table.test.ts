@@ -34,7 +34,7 @@ const TABLE: Row[] = [
 	},
 	{
 		option: "brandNoun",
-		check: (r) => expect(r.brandNoun).toBe("active-context"),
+		check: (r) => expect(r.brandNoun).toBe("pi-fold"),
 		valid: { brandNoun: "ctx" },
 		validCheck: (r) => expect(r.brandNoun).toBe("ctx"),
 		invalid: 3,

@@ -9,12 +9,12 @@ import {
 } from "../../src/fold/options.ts";
 
 describe("resolveOptions", () => {
-	it("pins the spec's defaults, except epoch scheduling (measured cheaper; docs/benchmarks.md) and the tool row's label (one product name, issue 19)", () => {
+	it("pins the spec's defaults, except epoch scheduling (measured cheaper; docs/benchmarks.md) , the tool row's label and the brand noun (one product name, issue 19)", () => {
 		const options = resolveOptions();
 		expect(options).toMatchObject({
 			toolName: "active_context",
 			toolLabel: "pi-fold",
-			brandNoun: "active-context",
+			brandNoun: "pi-fold",
 			entryTypePrefix: "pi-fold-active-context",
 			commandNames: { status: "context", fold: "fold-context" },
 			summarizer: "session",

@@ -33,7 +33,7 @@ const TIMEOUT_MS = Math.max(60_000, RUNS * 50);
 const PREFIX = "pi-fold-active-context";
 const options = resolveOptions({ foldScheduling: "immediate" });
 const host = modelHostFacts(undefined, options, "", "/");
-const BRIEF_ID = /\[active-context fold (f-[0-9a-f]+)/g;
+const BRIEF_ID = /\[pi-fold fold (f-[0-9a-f]+)/g;
 
 /** User turns with a few tool batches each (some with two calls), a failed reply now and then, and a reply. */
 function session(turns: readonly number[]): SessionEntry[] {

@@ -19,6 +19,14 @@ import { reportProblem } from "./tripwire.ts";
 /** Repository root: the package Pi loads with `-e` (package.json `pi.extensions`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
+/**
+ * A directory that is the package under another path (a link to REPO_ROOT),
+ * loaded in its place when set. Pi labels a local package by its directory's
+ * name, so `npm run screenshots` points this at a link named `pi-fold` and the
+ * images never show the checkout's folder name.
+ */
+export const PACKAGE_DIR_ENV = "PI_FOLD_E2E_PACKAGE_DIR";
+
 /** Provider id and model id the sandbox's models.json registers for the loopback server. */
 export const LOOPBACK_PROVIDER_ID = "loopback";
 export const LOOPBACK_MODEL_ID = "loopback-1";
@@ -110,7 +118,7 @@ export function createPiSandbox(options: PiSandboxOptions): PiSandbox {
 		cwd,
 		sessionDir,
 		baseUrl: options.baseUrl,
-		extensions: options.extensions ?? [REPO_ROOT],
+		extensions: options.extensions ?? [process.env[PACKAGE_DIR_ENV] ?? REPO_ROOT],
 		env: { ...(options.env ?? {}) },
 		// Retries: a Pi child killed a moment ago (tmux) may still be writing its compile cache.
 		dispose: () => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),

@@ -24,10 +24,15 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "@earendil-works/pi-ai";
+import { PRODUCT_NAME } from "../../product.ts";
 import { DROPPED_STOP_REASONS } from "../../session/closure.ts";
 
-/** Text of a synthetic result for a call that was never answered. */
-export const MISSING_RESULT_TEXT = "Tool result missing (repaired by Fabric)";
+/**
+ * Text of a synthetic result for a call that was never answered. The spec
+ * writes "(repaired by Fabric)"; it is prose the model reads, not a wire
+ * identifier, so it names the one product (issue 19.5).
+ */
+export const MISSING_RESULT_TEXT = `Tool result missing (repaired by ${PRODUCT_NAME})`;
 
 /** Roles Pi's `convertToLlm` turns into user messages (bash executions only when included). */
 const USER_LIKE_ROLES: ReadonlySet<string> = new Set(["user", "custom", "branchSummary", "compactionSummary"]);

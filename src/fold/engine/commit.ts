@@ -128,7 +128,7 @@ export function describeCommit(summary: CommitSummary): string {
 	for (const fold of summary.folds) byRung.set(fold.rung, (byRung.get(fold.rung) ?? 0) + 1);
 	const rungs = [...byRung].map(([rung, count]) => `${count} ${rung}`).join(", ");
 	const refused = summary.refused.length > 0 ? `; refused ${summary.refused.map((r) => r.id).join(", ")}` : "";
-	return `${summary.reason} commit: ${summary.folds.length} folds (${rungs || "none"}; ${agent} marked by the agent, ${summary.folds.length - agent} top-up), ~${summary.freedTokens.toLocaleString("en-US")} tokens freed, ~${summary.rewrittenTokens.toLocaleString("en-US")} re-read${refused}`;
+	return `commit (${summary.reason}): ${summary.folds.length} folds (${rungs || "none"}; ${agent} marked by the agent, ${summary.folds.length - agent} added by the ladder), ~${summary.freedTokens.toLocaleString("en-US")} tokens freed, ~${summary.rewrittenTokens.toLocaleString("en-US")} re-read${refused}`;
 }
 
 /** A custom entry waiting for a turn boundary. */

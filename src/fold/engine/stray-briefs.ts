@@ -21,9 +21,12 @@ function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** The brand noun's default before issue 19.5: sessions folded then carry briefs headed with it. */
+const EARLIER_DEFAULT_BRAND_NOUN = "active-context";
+
 /** The fold a window text names as its own brief or batch pointer, with the entry count a brief states. */
 function foldNamedBy(text: string, brandNoun: string): { id: string; entryCount: number } | undefined {
-	const brand = escapeRegExp(brandNoun);
+	const brand = `(?:${escapeRegExp(brandNoun)}|${EARLIER_DEFAULT_BRAND_NOUN})`;
 	const brief = new RegExp(`^\\[${brand} fold (f-[0-9a-f]+) · [a-z-]+ · (\\d+) entries · `).exec(text);
 	if (brief?.[1]) return { id: brief[1], entryCount: Number(brief[2]) };
 	const pointer = new RegExp(`^\\[${brand} fold (f-[0-9a-f]+): result folded;`).exec(text);

@@ -19,7 +19,7 @@ import type { ActionOutcome } from "../actions/workspace.ts";
 import { unfoldedChapters } from "../policy/ladder.ts";
 import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";
-import { formatPeekReport, unknownPeekId } from "./peek-report.ts";
+import { formatPeekReport, PEEK_PAGE_ENTRIES, peekPages, unknownPeekId } from "./peek-report.ts";
 import { personText } from "./person-text.ts";
 import { heading, line, type ReportLine, title } from "./report-doc.ts";
 import { showReport } from "./report-view.ts";
@@ -29,15 +29,19 @@ import type { FoldRuntime } from "./runtime.ts";
 export const CONTEXT_SUBCOMMANDS = {
 	tree: "every fold, nested folds included",
 	window: "the window's entries and folds, with the ids the fold command takes",
-	peek: "a fold's brief and its exact source: peek <fold id>",
+	peek: "a fold's brief and its exact source, a page at a time: peek <fold id> [page]",
 	search: "find text in folded, compacted and evidence sources: search <text> (or /regex/)",
 	settings: "see and change pi-fold's settings, and where each value comes from",
 	help: "what each subcommand does",
 } as const;
 type Subcommand = keyof typeof CONTEXT_SUBCOMMANDS;
 
-/** Source bytes `/context peek` reads at once in the TUI, where the person pages through them (the model reads slices of PEEK_MAX_BYTES). */
-export const PERSON_PEEK_BYTES = 1024 * 1024;
+/**
+ * Source bytes `/context peek` reads: the whole source (the verified read
+ * reads the whole blob anyway), paged by entries for the person; the model
+ * reads slices of PEEK_MAX_BYTES.
+ */
+const PERSON_PEEK_BYTES = Number.MAX_SAFE_INTEGER;
 /** Fold ids offered after `peek `; the newest first, bounded so the menu stays usable. */
 const COMPLETION_FOLDS = 50;
 
@@ -159,29 +163,47 @@ function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, wind
 	return [...lines, heading(head), ...rows.map((row) => line(row))];
 }
 
+/** `/context peek <id> [page]`: outside the TUI a page of entries, whose last line names the next page's command. */
 async function peekReport(
 	runtime: FoldRuntime,
 	ctx: ExtensionContext,
-	id: string,
+	rest: string,
 ): Promise<[string, "info" | "warning"]> {
 	const view = humanView(runtime, ctx);
 	const command = runtime.options.commandNames.status;
+	const [id = "", pageText, ...extra] = rest.split(/\s+/).filter(Boolean);
 	const fold = view.folds.find((item) => item.id === id);
 	const ws = runtime.workspace(ctx, "command");
+	const mark = fold ? undefined : ws.state.data.marks.find((item) => item.record.id === id)?.record;
 	const entryId = /^@?([^/@]+)/.exec(id)?.[1] ?? "";
-	if (!fold && !ws.view.indexById.has(entryId)) return [unknownPeekId(id, view.folds, command), "warning"];
-	// In the TUI the person pages through the whole source; elsewhere the text stays one slice long.
-	const outcome = await peekFold(ws, id, 0, ctx.mode === "tui" && ctx.hasUI ? PERSON_PEEK_BYTES : undefined);
-	if (!outcome.ok) return [`Could not read ${id} (${outcome.code}): ${outcome.text}`, "warning"];
+	if (!fold && !mark && !ws.view.indexById.has(entryId)) return [unknownPeekId(id, view.folds, command), "warning"];
 	const detail = view.status.folds.find((item) => item.id === id);
+	const entries = detail?.entryCount ?? mark?.sizes.entryCount ?? 1;
+	const pages = peekPages(entries, PEEK_PAGE_ENTRIES);
+	const page = pageText === undefined ? 1 : Number(pageText);
+	if (extra.length > 0 || !Number.isInteger(page) || page < 1 || page > pages)
+		return [
+			`"${rest.slice(id.length).trim()}" is not a page of ${id}: it has ${pages} page${pages === 1 ? "" : "s"} of up to ${PEEK_PAGE_ENTRIES} entries (${entries} entries). /${command} peek ${id} ${Math.min(pages, 2)} shows page ${Math.min(pages, 2)}.`,
+			"warning",
+		];
+	const outcome = await peekFold(ws, id, 0, PERSON_PEEK_BYTES);
+	if (!outcome.ok) return [`Could not read ${id} (${outcome.code}): ${outcome.text}`, "warning"];
+	// The TUI view scrolls through every entry; elsewhere a page at a time, unless a page was asked for.
+	const scrolls = ctx.mode === "tui" && ctx.hasUI && pageText === undefined;
 	return [
 		formatPeekReport({
 			id,
 			outcomeText: outcome.text,
 			fold: detail,
-			brief: fold?.brief,
+			...(mark
+				? {
+						mark: { kind: mark.kind, entryCount: mark.sizes.entryCount, sourceBytes: mark.sizes.sourceBytes },
+					}
+				: {}),
+			brief: fold?.brief ?? mark?.brief,
 			compacted: view.compacted.has(id),
 			command,
+			...(scrolls ? {} : { page: { number: page, entries: PEEK_PAGE_ENTRIES } }),
 		}),
 		"info",
 	];
@@ -222,7 +244,7 @@ async function foldOldest(runtime: FoldRuntime, ctx: ExtensionContext): Promise<
 		last ?? {
 			ok: false,
 			code: "nothing-eligible",
-			text: "No closed chapter before the current exchange is left unfolded. Name a span: /fold-context <first id> <last id>.",
+			text: `No closed chapter before the current exchange is left unfolded. Name a span: /${runtime.options.commandNames.fold} <first id> <last id>.`,
 		}
 	);
 }

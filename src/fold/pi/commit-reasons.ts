@@ -24,7 +24,10 @@ export function commitReasonText(reason: string): string {
 	return Object.hasOwn(COMMIT_REASON_TEXT, reason) ? COMMIT_REASON_TEXT[reason as CommitReason] : `"${reason}"`;
 }
 
-/** When pending marks land, for `/context`: every rung of the ladder that commits, in the person's words. */
-export const PENDING_MARKS_COMMIT_TEXT =
-	`They land together at the next commit: when carrying the stale text has cost as much as the rewrite, when the window reaches ${backstop} of the budget or nears a long-context price tier, ` +
+/** When the next commit comes: every rung of the ladder that commits, in the person's words. */
+export const COMMIT_MOMENTS =
+	`when carrying the stale text has cost as much as the rewrite, when the window reaches ${backstop} of the budget or nears a long-context price tier, ` +
 	"when the cache is cold anyway (after a blocking tool), before Pi compacts, or when the next request would not fit.";
+
+/** When pending marks land, for `/context`. */
+export const PENDING_MARKS_COMMIT_TEXT = `They land together at the next commit: ${COMMIT_MOMENTS}`;

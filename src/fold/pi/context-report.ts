@@ -15,6 +15,7 @@ import { PRODUCT_NAME } from "../../product.ts";
 import { readableBytes } from "../../text/bytes.ts";
 import { type FoldDetail, type StatusDetails, storeWhere } from "../actions/status.ts";
 import { briefWhat } from "../briefs/brief.ts";
+import { PI_DEFAULT_RESERVE_TOKENS, servingBudget } from "../policy/budget.ts";
 import { commitReasonText, PENDING_MARKS_COMMIT_TEXT } from "./commit-reasons.ts";
 import { field, heading, line, muted, plainReport, type ReportLine, title, valued, warning } from "./report-doc.ts";
 
@@ -26,13 +27,17 @@ export const REPORT_FOLDS_LISTED = 20;
 export const REPORT_BRIEF_CHARS = 160;
 /** Characters of the session id in the title: enough to tell sessions apart (the full id is in the session file name). */
 export const SESSION_ID_CHARS = 8;
-/** Occupancy at which the report and the footer warn: the next request no longer fits the serving budget. */
+/**
+ * Occupancy at which the report and the footer warn: the next request no
+ * longer fits the budget. "Budget" is what a person reads for the serving
+ * budget (Pi's compaction line), each time with what it is measured from.
+ */
 export const OVER_BUDGET = 1;
 
 export interface WindowFacts {
 	/** Estimated tokens of the next request (system prompt and tools included). */
 	tokens: number;
-	/** Serving budget; undefined when no model is selected. */
+	/** Serving budget (Pi's compaction line); undefined when no model is selected. */
 	budget: number | undefined;
 }
 
@@ -90,18 +95,31 @@ function briefFirstLine(brief: string, id: string, max: number): string {
 	return what.length > max ? `${what.slice(0, max - 1)}…` : what;
 }
 
+/**
+ * What the budget is, in the person's words: the smaller of Pi's compaction
+ * line (the window less Pi's reserve, kept for the answer and the summary)
+ * and, when set, the provider's total less the output reservation, as
+ * `servingBudget` decides it.
+ */
+export function budgetSource(budget: StatusDetails["budget"]): string {
+	const reserve = budget.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
+	const line = servingBudget({ ...budget, providerTotalWindow: undefined });
+	if (budget.providerTotalWindow !== undefined && (line === undefined || servingBudget(budget) !== line))
+		return `provider total ${integer.format(budget.providerTotalWindow)} less ${integer.format(budget.outputReservation ?? 0)} for output`;
+	if (budget.descriptor !== undefined && budget.descriptor <= reserve)
+		return `the model's whole window: it is no larger than Pi's reserve of ${integer.format(reserve)}`;
+	return `the model's window less Pi's reserve of ${integer.format(reserve)} for the answer and compaction, where Pi compacts`;
+}
+
 /** The window section: the next request against the budget, Pi's reading when they differ, the warning. */
 function windowLines(input: Pick<ContextReportInput, "status" | "next" | "hostTokens" | "commands">): ReportLine[] {
 	const { budget } = input.status;
 	const share = occupancy(input.next);
-	const source =
-		budget.providerTotalWindow === undefined
-			? `the model's window less ${integer.format(budget.outputReservation ?? 0)} kept for its answer`
-			: `provider total ${integer.format(budget.providerTotalWindow)} less ${integer.format(budget.outputReservation ?? 0)} for output`;
+	const source = budgetSource(budget);
 	const against =
 		input.next.budget === undefined
-			? "no model selected, so no serving budget"
-			: `${percent(share ?? 0)} of the ${integer.format(input.next.budget)}-token serving budget (${source})`;
+			? "no model selected, so no budget to measure it against"
+			: `${percent(share ?? 0)} of the ${integer.format(input.next.budget)}-token budget (${source})`;
 	const lines: ReportLine[] = [
 		heading("Window"),
 		field("Window for the next request", `~${integer.format(input.next.tokens)} tokens`, 1),
@@ -118,7 +136,7 @@ function windowLines(input: Pick<ContextReportInput, "status" | "next" | "hostTo
 	if (share !== null && share > OVER_BUDGET)
 		lines.push(
 			warning(
-				`Warning: the next request is over the serving budget (${percent(share)}). Fold finished work (/${input.commands.fold}) or compact (/compact); pi-fold refuses a request that does not fit.`,
+				`Warning: the next request is over the budget (${percent(share)}). Fold finished work (/${input.commands.fold}) or compact (/compact); pi-fold refuses a request that does not fit.`,
 				1,
 			),
 		);
@@ -148,8 +166,8 @@ function schedulingLines(status: StatusDetails): ReportLine[] {
 		field(
 			"Scheduling",
 			auto.scheduling.mode === "epoch"
-				? "epoch (folds wait as marks and land together in one rewrite, so the provider's cache survives)"
-				: "immediate (each fold lands when it is made)",
+				? 'batched (foldScheduling "epoch"): folds wait as marks and land together in one rewrite, so the provider\'s cache survives'
+				: 'immediate (foldScheduling "immediate"): each fold lands when it is made',
 			1,
 		),
 	];
@@ -243,8 +261,8 @@ export function contextHints(commands: { status: string; fold: string }): string
 /** The line shown right after a fold: the window the next request will hold. */
 export function formatAfterFold(next: WindowFacts, held: ReturnType<typeof heldOut>): string {
 	const share = occupancy(next);
-	const of = share === null ? "" : `, ${percent(share)} of the serving budget`;
-	const warn = share !== null && share > OVER_BUDGET ? " Still over the serving budget." : "";
+	const of = share === null ? "" : `, ${percent(share)} of the budget`;
+	const warn = share !== null && share > OVER_BUDGET ? " Still over the budget." : "";
 	return `Window for the next request: ~${integer.format(next.tokens)} tokens${of}; ${held.collapsed} collapsed fold${held.collapsed === 1 ? " holds" : "s hold"} ${readableBytes(held.sourceBytes)} out.${warn}`;
 }
 

@@ -158,6 +158,6 @@ export function fenceVerdict(tokens: number, budget: number | undefined, brandNo
 		ok: false,
 		tokens,
 		budget,
-		message: `${brandNoun}: request not sent: the window is ~${tokens.toLocaleString("en-US")} tokens, over the serving budget of ${budget.toLocaleString("en-US")}, and no lossless fold can make room. Run /compact, or expand less.`,
+		message: `${brandNoun}: request not sent: the window is ~${tokens.toLocaleString("en-US")} tokens, over the ${budget.toLocaleString("en-US")}-token budget (the window less the room kept for the answer), and no lossless fold can make room. Run /compact, or expand less.`,
 	};
 }

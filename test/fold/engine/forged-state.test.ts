@@ -115,6 +115,26 @@ describe("a brief whose record was skipped on load", () => {
 		expect(again.engine.pendingDrafts()).toEqual([]);
 	});
 
+	it("recognises briefs headed with the brand noun's earlier default (active-context)", async () => {
+		const { branch, foldIds } = await foldedAndPersisted();
+		const types = stateEntryTypes(PREFIX);
+		// Records skipped on load (damaged), briefs headed as before issue 19.5.
+		const earlier = branch.map((entry): SessionEntry => {
+			if (entry.type === "custom" && entry.customType === types.fold)
+				return { ...entry, data: { v: 1, record: { ...(entry.data as { record: object }).record, parts: null } } };
+			if (entry.type !== "context_edit" || !entry.replacement) return entry;
+			const content = JSON.parse(
+				JSON.stringify(entry.replacement.content).replaceAll("[pi-fold fold ", "[active-context fold "),
+			);
+			return { ...entry, replacement: { content } };
+		});
+		expect(JSON.stringify(earlier)).toContain("[active-context fold ");
+		const { sent } = sentFor(earlier);
+		for (const id of foldIds) expect(text(sent)).not.toContain(id);
+		const raw = buildSessionProjection(threeTurns().entries, "e13").messages.filter((m) => m.role !== "system");
+		expect(text(sent)).toBe(text(raw));
+	});
+
 	it("leaves another extension's edits alone", async () => {
 		const { entries } = threeTurns();
 		const other = appendBoundary(

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { FoldDetail, StatusDetails } from "../../../src/fold/actions/status.ts";
 import { contextCompletions, parseContextArgs } from "../../../src/fold/pi/commands.ts";
 import {
+	budgetSource,
 	compactedFolds,
 	formatContextReport,
 	formatFooter,
@@ -11,6 +12,7 @@ import {
 } from "../../../src/fold/pi/context-report.ts";
 import type { ToolDetails } from "../../../src/fold/pi/render-tool.ts";
 import { callLine, RESULT_LINE_CHARS, resultView } from "../../../src/fold/pi/render-tool.ts";
+import { servingBudget } from "../../../src/fold/policy/budget.ts";
 
 describe("human formatting", () => {
 	it("sizes and the footer", () => {
@@ -141,6 +143,24 @@ describe("human formatting", () => {
 		});
 		expect(report).toContain('  “repo_stage {"stage":1} → 39.1 KB: stage 1 notes”');
 		expect(report).toContain('  “repo_stage {"stage":2} → 39.1 KB: stage 2 notes”');
+	});
+
+	it("/context says what the budget is measured from, with figures that make the budget", () => {
+		const facts = (descriptor: number, providerTotalWindow?: number) => {
+			const budget = { tokens: 0, descriptor, providerTotalWindow, outputReservation: 4_096, reserveTokens: 16_384 };
+			return { ...budget, servingBudget: servingBudget(budget), occupancy: 0 };
+		};
+		// 128,000 less 16,384 = 111,616 (Pi's line), not less the 4,096 output reservation.
+		expect(facts(128_000).servingBudget).toBe(111_616);
+		expect(budgetSource(facts(128_000))).toBe(
+			"the model's window less Pi's reserve of 16,384 for the answer and compaction, where Pi compacts",
+		);
+		// A provider total below Pi's line decides: 50,000 less 4,096 = 45,904.
+		expect(facts(64_000, 50_000).servingBudget).toBe(45_904);
+		expect(budgetSource(facts(64_000, 50_000))).toBe("provider total 50,000 less 4,096 for output");
+		// A larger provider total leaves Pi's line in force.
+		expect(budgetSource(facts(64_000, 200_000))).toMatch(/^the model's window less Pi's reserve of 16,384/);
+		expect(budgetSource(facts(8_000))).toBe("the model's whole window: it is no larger than Pi's reserve of 16,384");
 	});
 
 	it("/context arguments: subcommands, unknown names, completions", () => {

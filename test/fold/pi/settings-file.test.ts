@@ -107,7 +107,7 @@ describe("piFold settings files", () => {
 	it("registration reads only registration options; session start applies only session options", () => {
 		const layers = [global({ toolName: "ctx_tool", brandNoun: "ctx" })];
 		const registered = resolveWithSettings({}, layers, "registration").resolved;
-		expect(registered).toMatchObject({ toolName: "ctx_tool", brandNoun: "active-context" });
+		expect(registered).toMatchObject({ toolName: "ctx_tool", brandNoun: "pi-fold" });
 		const live = { ...registered };
 		const session = resolveWithSettings({}, layers, "session").resolved;
 		applySessionOptions(live, session);

@@ -67,7 +67,8 @@ describe("provider-window fence", () => {
 		expect(fenceVerdict(5, undefined, "active-context")).toEqual({ ok: true });
 		const refused = fenceVerdict(100_001, 100_000, "active-context");
 		expect(refused.ok).toBe(false);
-		if (!refused.ok) expect(refused.message).toMatch(/~100,001 tokens, over the serving budget of 100,000.*\/compact/);
+		if (!refused.ok)
+			expect(refused.message).toMatch(/~100,001 tokens, over the 100,000-token budget \(the window less .*\/compact/);
 	});
 });
 
