@@ -12,7 +12,7 @@ import { expandFold, foldSpan, reboundary, unmarkFold } from "../../../src/fold/
 import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { FoldEngine } from "../../../src/fold/engine/engine.ts";
 import { modelHostFacts } from "../../../src/fold/engine/host-facts.ts";
-import { resolveOptions } from "../../../src/fold/options.ts";
+import { DEFAULT_BRAND_NOUN, resolveOptions } from "../../../src/fold/options.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 import { foldWorkspace } from "../../fixtures/workspace.ts";
 
@@ -131,7 +131,7 @@ describe("reboundary with ids under epoch scheduling", () => {
 		expect(plan.planned.summary.folds).toContainEqual({ id, rung: "mark", origin: "agent" });
 		expect(engine.foldState.data.marks).toEqual([]);
 		const sent = JSON.stringify(engine.request(host).sent ?? engine.requestMessages());
-		expect(sent).toContain(`[active-context fold ${id}`);
+		expect(sent).toContain(`[${DEFAULT_BRAND_NOUN} fold ${id}`);
 		expect(sent).not.toContain("alpha output");
 	});
 });

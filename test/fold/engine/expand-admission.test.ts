@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { expandFold, foldSpan } from "../../../src/fold/actions/actions.ts";
 import { FoldEngine } from "../../../src/fold/engine/engine.ts";
 import { type HostFacts, modelHostFacts } from "../../../src/fold/engine/host-facts.ts";
-import { resolveOptions } from "../../../src/fold/options.ts";
+import { DEFAULT_BRAND_NOUN, resolveOptions } from "../../../src/fold/options.ts";
 import { BACKSTOP_OCCUPANCY } from "../../../src/fold/policy/ladder.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 
@@ -86,7 +86,7 @@ describe("an expand the ladder would undo at the same boundary", () => {
 		expect(engine.foldState.data.expanded).toContain(id);
 		const sent = nextRequest(engine, host);
 		expect(sent).toContain("alpha line of the stage one output");
-		expect(sent).not.toContain(`[active-context fold ${id}`);
+		expect(sent).not.toContain(`[${DEFAULT_BRAND_NOUN} fold ${id}`);
 		for (const record of plan.planned.change.records) {
 			const inner = record.parts.some((part) => part.type === "fold" && part.foldId === id);
 			expect(inner, `${record.kind} ${record.id} absorbed the expanded fold`).toBe(false);
