@@ -25,7 +25,7 @@ import { formatWindowListing } from "../actions/window-listing.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
-import { hostLoadout, requestLoadout } from "../engine/instrument.ts";
+import { hostLoadout, requestLoadout, strictFailure } from "../engine/instrument.ts";
 import { type ProjectionCandidate, projectionCandidates } from "../engine/projection-candidates.ts";
 import { lostNoticeText, noticeType } from "../engine/recovery.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
@@ -34,7 +34,7 @@ import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { foreignTail } from "./other-writer.ts";
-import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly } from "./runtime-support.ts";
+import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
 export class FoldRuntime {
@@ -81,9 +81,9 @@ export class FoldRuntime {
 			this.engine.navigated();
 		});
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
-		// Observation only: returning nothing leaves the prompt and tool declarations to Pi.
+		// Observation only: returning nothing leaves the messages, prompt and tool declarations to Pi.
 		pi.on("context_with_system", (event, ctx) => {
-			this.engine.loadout(requestLoadout(event.messages), hostLoadout(ctx.getSystemPrompt(), pi.getActiveTools()));
+			this.onSent(event.messages, ctx);
 			return undefined;
 		});
 		// evidenceIngestion: false registers no hook at all, so nothing is ever written.
@@ -293,20 +293,26 @@ export class FoldRuntime {
 		this.sync(ctx);
 		// Over budget: fold whatever is eligible now; the request below previews it.
 		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
-		const outcome = this.engine.request(this.hostFacts(ctx), messages);
+		// Observed in `onSent`, once every other handler has run.
+		const outcome = this.engine.request(this.hostFacts(ctx), messages, true);
 		if (outcome.refused) {
 			// Out of band only: the window never carries the refusal.
 			ctx.ui.notify(outcome.refused.message, "error");
 			ctx.abort();
 			return undefined;
 		}
-		const event = outcome.rewrite;
-		if (event && event.causes.length === 0 && strictAppendOnly()) {
-			throw new Error(
-				`pi-fold: unattributed rewrite at request ${event.request}: message ${event.firstDivergentIndex} changed with no commit, expand, refold, rebrief, reboundary, compaction or navigation behind it (${STRICT_APPEND_ONLY_ENV} is set)`,
-			);
-		}
 		return outcome.sent ? { messages: outcome.sent } : undefined;
+	}
+
+	/**
+	 * The request as it goes out, after every extension's `context` handler
+	 * (Pi runs `context_with_system` after all of them): what the instrument
+	 * compares, so a rewrite another extension made is seen and named.
+	 */
+	private onSent(messages: readonly AgentMessage[], ctx: ExtensionContext): void {
+		const event = this.engine.sent(messages.filter((message) => message.role !== "system"));
+		this.engine.loadout(requestLoadout(messages), hostLoadout(ctx.getSystemPrompt(), this.pi.getActiveTools()));
+		if (event && strictFailure(event) && strictAppendOnly()) throw new Error(strictFailureText(event));
 	}
 
 	/** The window's entries and folds with their ids (status detail "window"). */
