@@ -4,7 +4,7 @@
  * the exact messages each request carried.
  */
 
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonObject, Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI, InlineExtension } from "@earendil-works/pi-coding-agent";
@@ -336,6 +336,32 @@ describe("rewrites by other extensions (issue 18, item 8)", () => {
 			expect(shown).toContain("2 rewrites, 0 unattributed, 2 by other extensions");
 		});
 	}
+});
+
+describe("another process on the session file (issue 18, item 14)", () => {
+	it("an entry another process appended before this one's own next turn is still seen: warned once, folding stops", async () => {
+		const { harness, runtime } = await foldHarness(true);
+		harness.enqueue(reply("One."), reply("Two."), reply("Three."));
+		expect(await harness.run("first")).toEqual([]);
+		const file = harness.session.sessionManager.getSessionFile() ?? "";
+		const leaf = harness.session.sessionManager.getLeafId();
+		// Another Pi appends a line; this process then writes its own turn after it, before its boundary looks.
+		const foreign = {
+			type: "custom",
+			customType: "other",
+			id: "f0reign1",
+			parentId: leaf,
+			timestamp: new Date().toISOString(),
+		};
+		appendFileSync(file, `${JSON.stringify(foreign)}\n`);
+		const warned = await harness.run("second");
+		expect(warned.filter((text) => text.includes("another process is writing this session file"))).toEqual([
+			expect.stringContaining("entry f0reign1 is not this process's"),
+		]);
+		expect(runtime().engine.otherWriterSeen).toBe(true);
+		// Said once.
+		expect((await harness.run("third")).filter((text) => text.includes("another process"))).toEqual([]);
+	});
 });
 
 function lastWindow(harness: SdkHarness): string {

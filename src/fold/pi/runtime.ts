@@ -33,7 +33,7 @@ import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
-import { foreignTail } from "./other-writer.ts";
+import { OtherWriterWatch } from "./other-writer.ts";
 import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
@@ -51,6 +51,8 @@ export class FoldRuntime {
 	readonly suggestions: SuggestionRegistry;
 	/** Model briefs: requested in the background, used by a commit only when ready. */
 	readonly summarizer: FoldSummarizer;
+	/** What this process last saw of the session file: entries appended since must be ones it knows. */
+	private readonly writers = new OtherWriterWatch();
 
 	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
 		this.pi = pi;
@@ -120,6 +122,7 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.engine.reset(manager.getBranch(), store);
+		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
 		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.hostCtx = ctx;
@@ -234,7 +237,8 @@ export class FoldRuntime {
 	private sawOtherWriter(ctx: ExtensionContext): boolean {
 		if (this.engine.otherWriterSeen) return true;
 		const file = ctx.sessionManager.getSessionFile();
-		const foreign = file ? foreignTail(file, (id) => ctx.sessionManager.getEntry(id) !== undefined) : undefined;
+		const known = (id: string) => ctx.sessionManager.getEntry(id) !== undefined;
+		const foreign = file ? this.writers.foreignSince(file, known) : undefined;
 		if (foreign === undefined || !this.engine.otherWriter(foreign)) return false;
 		ctx.ui.notify(
 			`${this.options.brandNoun}: another process is writing this session file (entry ${foreign} is not this process's); automatic folding is off until the session is reopened. Close the other Pi, then /resume.`,
