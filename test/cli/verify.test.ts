@@ -203,6 +203,31 @@ describe("pi-fold verify", () => {
 		expect(conflict?.problem).toContain(`also holds blob ${batch.record.sourceHash} of the log's current bytes`);
 	});
 
+	it("a dissolved fold's blob is checked too: a corrupt one is blob-corrupt naming the dissolved fold (issue 18, item 14)", async () => {
+		const { path, storeDir, lines, write } = copy();
+		const [batch, chapter] = foldLines(lines);
+		if (!batch || !chapter) throw new Error("two folds expected");
+		// Dissolve the chapter (what reboundary does): it folds nothing now, its record and blob stay.
+		const next = append(lines, {
+			type: "custom",
+			customType: `${PREFIX}:delta`,
+			data: { v: 1, ops: [{ op: "dissolve", id: chapter.record.id }] },
+		});
+		write(next);
+		const clean = await verify(path);
+		expect(clean.json.defects).toEqual([]);
+		expect(clean.json.counts).toMatchObject({ folds: 1, blobsChecked: 2 });
+		const blob = blobPath(storeDir, chapter.record.sourceHash);
+		const bytes = readFileSync(blob);
+		bytes[5] = (bytes[5] ?? 0) ^ 0x01;
+		chmodSync(blob, 0o644);
+		writeFileSync(blob, bytes);
+		const { code, json } = await verify(path);
+		expect(code).toBe(1);
+		expect(json.defects.map((d) => [d.kind, d.where])).toEqual([["blob-corrupt", chapter.record.id]]);
+		expect(json.defects[0]?.problem).toMatch(new RegExp(`^dissolved fold ${chapter.record.id}: .*SHA-256`));
+	});
+
 	it("a record with parts: [null]: unreadable-state at its entry; the fold that nests it is rejected", async () => {
 		const { path, lines, write } = copy();
 		const [batch, chapter] = foldLines(lines);

@@ -5,35 +5,18 @@
  * the same window bytes.
  */
 
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-	callTools,
-	type LoopbackProvider,
-	type RecordedRequest,
-	say,
-	startLoopbackProvider,
-} from "../harness/loopback-provider.ts";
-import { createPiSandbox, onlySessionFile, type PiSandbox, readSessionFile, runPrint } from "../harness/pi-cli.ts";
+import { describe, expect, it } from "vitest";
+import { cleanupsAfterEach, loopbackSandbox } from "../harness/cli-setup.ts";
+import { callTools, type LoopbackProvider, type RecordedRequest, say } from "../harness/loopback-provider.ts";
+import { onlySessionFile, type PiSandbox, readSessionFile, runPrint } from "../harness/pi-cli.ts";
 import { type PiRpc, type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 
 const SECRET = "CHARLIE-CONTENT-55aa";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = cleanupsAfterEach();
 
-async function setup(): Promise<{ provider: LoopbackProvider; sandbox: PiSandbox }> {
-	const provider = await startLoopbackProvider();
-	cleanups.push(() => provider.close());
-	const sandbox = createPiSandbox({ baseUrl: provider.baseUrl });
-	cleanups.push(() => sandbox.dispose());
-	// The first line shows in the brief (a brief names what a call returned); the secret is past it.
-	writeFileSync(join(sandbox.cwd, "c.txt"), `notes for c\n${SECRET}\n`);
-	return { provider, sandbox };
-}
+// The first line shows in the brief (a brief names what a call returned); the secret is past it.
+const setup = () => loopbackSandbox(cleanups, { "c.txt": `notes for c\n${SECRET}\n` });
 
 /** One RPC process that reads c.txt, then folds that read through active_context. */
 async function readThenFoldInRpc(provider: LoopbackProvider, sandbox: PiSandbox): Promise<PiRpc> {
@@ -65,7 +48,7 @@ describe("fold runtime through the CLI", () => {
 		const notice = shown.records.find((r: RpcRecord) => r.type === "extension_ui_request" && r.method === "notify");
 		const report = String(notice?.message ?? "");
 		expect(report).toMatch(/Folds: 1 \(1 collapsed, holding/);
-		expect(report).toMatch(/Requests: 4 \(2 appends, 0 identical, 1 rewrites, 0 unattributed\)/);
+		expect(report).toMatch(/Requests: 4 \(2 appends, 0 identical, 1 rewrites, 0 unattributed, 0 by other extensions\)/);
 		await rpc.close();
 		provider.enqueue(say("Still here."));
 		expect((await runPrint(sandbox, ["--continue", "--", "Anything else?"])).code).toBe(0);

@@ -5,24 +5,13 @@
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
-import { createPiSandbox, onlySessionFile, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
+import { describe, expect, it } from "vitest";
+import { cleanupsAfterEach, loopbackSandbox } from "../harness/cli-setup.ts";
+import { callTools, say } from "../harness/loopback-provider.ts";
+import { onlySessionFile, runPrint } from "../harness/pi-cli.ts";
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function setup(): Promise<{ provider: LoopbackProvider; sandbox: PiSandbox }> {
-	const provider = await startLoopbackProvider();
-	cleanups.push(() => provider.close());
-	const sandbox = createPiSandbox({ baseUrl: provider.baseUrl });
-	cleanups.push(() => sandbox.dispose());
-	writeFileSync(join(sandbox.cwd, "c.txt"), `${"line of c\n".repeat(200)}`);
-	return { provider, sandbox };
-}
+const cleanups = cleanupsAfterEach();
+const setup = () => loopbackSandbox(cleanups, { "c.txt": "line of c\n".repeat(200) });
 
 /**
  * Drop what the boundary after the fold persisted (pi-fold's custom entries

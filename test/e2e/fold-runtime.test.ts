@@ -4,15 +4,16 @@
  * the exact messages each request carried.
  */
 
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { JsonObject, Message } from "@earendil-works/pi-ai";
-import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI, InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
+import { type FoldRuntime, STRICT_APPEND_ONLY_ENV } from "../../src/fold/pi/runtime.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
+import { takeProblems } from "../harness/tripwire.ts";
 
 const SECRET_A = "ALPHA-CONTENT-7f3a";
 const SECRET_B = "BRAVO-CONTENT-91c2";
@@ -22,13 +23,20 @@ afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Harness with the fold runtime loaded; the runtime is returned so tests can read its instrument. */
-async function foldHarness(persist = false): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
+/**
+ * Harness with the fold runtime loaded; the runtime is returned so tests can read its instrument.
+ * `neighbours`: other extensions, loaded before and after pi-fold.
+ */
+async function foldHarness(
+	persist = false,
+	neighbours: { before?: InlineExtension[]; after?: InlineExtension[] } = {},
+): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
 		runtime = registerPiFold(pi);
 	};
-	const harness = await createSdkHarness({ extensions: [extension], tools: ["read", "active_context"], persist });
+	const extensions = [...(neighbours.before ?? []), extension, ...(neighbours.after ?? [])];
+	const harness = await createSdkHarness({ extensions, tools: ["read", "active_context"], persist });
 	cleanups.push(() => harness.dispose());
 	// a.txt is large enough that folding it visibly shrinks the window (~5k tokens).
 	// First lines show in the brief (a brief names what each call returned); the secrets are past them.
@@ -275,6 +283,84 @@ describe("every window-changing verb is one attributed rewrite", () => {
 		]);
 		// protect moved nothing: the request after it was an append.
 		expect(instrument.lastKind).toBe("append");
+	});
+});
+
+describe("rewrites by other extensions (issue 18, item 8)", () => {
+	/** An extension whose `context` handler rewrites message 1 on its third request only. */
+	const rewriterOfMessageOne = (pi: ExtensionAPI) => {
+		let calls = 0;
+		pi.on("context", (event) => {
+			calls++;
+			const target = event.messages[1];
+			if (calls !== 3 || target?.role !== "assistant") return undefined;
+			const messages = [...event.messages];
+			messages[1] = { ...target, content: [{ type: "text", text: "rewritten by another extension" }] };
+			return { messages };
+		});
+	};
+
+	for (const order of ["before", "after"] as const) {
+		it(`a rewrite of message 1 by an extension loaded ${order} pi-fold is seen, named and fails strict mode`, async () => {
+			expect(process.env[STRICT_APPEND_ONLY_ENV]).toBe("1");
+			const { harness, runtime } = await foldHarness(false, { [order]: [rewriterOfMessageOne] });
+			const ctx = () => harness.session.extensionRunner.createContext();
+			harness.enqueue(reply("One."), reply("Two."), reply("Three."), reply("Four."));
+			await harness.run("first");
+			await harness.run("second");
+			// Request 3 carries the rewritten message 1; request 4 the original again: two rewrites on the wire.
+			await expect(harness.run("third")).rejects.toThrow(
+				/pi-fold: rewrite by another extension at request 3: message 1/,
+			);
+			await expect(harness.run("fourth")).rejects.toThrow(
+				/pi-fold: rewrite by another extension at request 4: message 1/,
+			);
+			expect(takeProblems()).toEqual([
+				expect.stringMatching(
+					/extension error \(context_with_system\): pi-fold: rewrite by another extension at request 3/,
+				),
+				expect.stringMatching(
+					/extension error \(context_with_system\): pi-fold: rewrite by another extension at request 4/,
+				),
+			]);
+			const wire = harness.requests.map((request) => withoutSystem(request.messages));
+			expect(JSON.stringify(wire[2]?.[1])).toContain("rewritten by another extension");
+			expect(JSON.stringify(wire[3]?.[1])).not.toContain("rewritten by another extension");
+			const instrument = runtime().status(ctx()).instrument;
+			expect(instrument).toMatchObject({ requests: 4, rewrites: 2, unattributed: 0, byOtherExtensions: 2 });
+			expect(instrument.history.map((event) => [event.request, event.firstDivergentIndex, event.causes])).toEqual([
+				[3, 1, ["another-extension"]],
+				[4, 1, ["another-extension"]],
+			]);
+			const shown = (await harness.run("/context")).join("\n");
+			expect(shown).toContain("2 rewrites, 0 unattributed, 2 by other extensions");
+		});
+	}
+});
+
+describe("another process on the session file (issue 18, item 14)", () => {
+	it("an entry another process appended before this one's own next turn is still seen: warned once, folding stops", async () => {
+		const { harness, runtime } = await foldHarness(true);
+		harness.enqueue(reply("One."), reply("Two."), reply("Three."));
+		expect(await harness.run("first")).toEqual([]);
+		const file = harness.session.sessionManager.getSessionFile() ?? "";
+		const leaf = harness.session.sessionManager.getLeafId();
+		// Another Pi appends a line; this process then writes its own turn after it, before its boundary looks.
+		const foreign = {
+			type: "custom",
+			customType: "other",
+			id: "f0reign1",
+			parentId: leaf,
+			timestamp: new Date().toISOString(),
+		};
+		appendFileSync(file, `${JSON.stringify(foreign)}\n`);
+		const warned = await harness.run("second");
+		expect(warned.filter((text) => text.includes("another process is writing this session file"))).toEqual([
+			expect.stringContaining("entry f0reign1 is not this process's"),
+		]);
+		expect(runtime().engine.otherWriterSeen).toBe(true);
+		// Said once.
+		expect((await harness.run("third")).filter((text) => text.includes("another process"))).toEqual([]);
 	});
 });
 

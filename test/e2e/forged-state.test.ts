@@ -7,28 +7,17 @@
  */
 
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { stateEntryTypes } from "../../src/fold/state/state.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { forgedRecord } from "../fixtures/forge.ts";
-import { callTools, type LoopbackProvider, say, startLoopbackProvider } from "../harness/loopback-provider.ts";
-import { createPiSandbox, onlySessionFile, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
+import { cleanupsAfterEach, loopbackSandbox } from "../harness/cli-setup.ts";
+import { callTools, type LoopbackProvider, say } from "../harness/loopback-provider.ts";
+import { onlySessionFile, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
 
 const PREFIX = "pi-fold-active-context";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function setup(): Promise<{ provider: LoopbackProvider; sandbox: PiSandbox }> {
-	const provider = await startLoopbackProvider();
-	cleanups.push(() => provider.close());
-	const sandbox = createPiSandbox({ baseUrl: provider.baseUrl });
-	cleanups.push(() => sandbox.dispose());
-	writeFileSync(join(sandbox.cwd, "c.txt"), `${"line of c\n".repeat(200)}`);
-	return { provider, sandbox };
-}
+const cleanups = cleanupsAfterEach();
+const setup = () => loopbackSandbox(cleanups, { "c.txt": "line of c\n".repeat(200) });
 
 async function readTurn(provider: LoopbackProvider, sandbox: PiSandbox): Promise<void> {
 	provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));

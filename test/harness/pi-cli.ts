@@ -174,7 +174,7 @@ export function piEnv(sandbox: PiSandbox): Record<string, string> {
 }
 
 /** Marks in Pi's stderr that must never appear: the append-only tripwire firing. */
-const HOST_PROBLEM_MARKS = ["pi-fold: unattributed rewrite"] as const;
+const HOST_PROBLEM_MARKS = ["pi-fold: unattributed rewrite", "pi-fold: rewrite by another extension"] as const;
 
 /** Report tripwire marks found in a Pi process's stderr (see test/harness/tripwire.ts). */
 export function reportHostProblems(stderr: string): void {

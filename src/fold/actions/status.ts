@@ -62,7 +62,7 @@ export interface StatusDetails {
 	counts: { folds: number; collapsed: number; expanded: number; hidden: number; protectedEntries: number };
 	/** Context edits decided but not yet persisted (they land at the next turn boundary). */
 	pendingEdits: number;
-	instrument: Omit<InstrumentState, "digests" | "pendingCauses"> & { pendingCauses: readonly string[] };
+	instrument: Omit<InstrumentState, "digests" | "ownDigests" | "pendingCauses"> & { pendingCauses: readonly string[] };
 	/** Digest of each message of the last request, in order. */
 	digests: readonly string[];
 	skippedStateEntries: number;
@@ -178,7 +178,7 @@ export function statusDetails(input: StatusInput): StatusDetails {
 	}));
 	const budget = servingBudget(input.budget);
 	const count = (state: FoldTreeRow["state"]) => rows.filter((row) => row.state === state).length;
-	const { digests, ...instrument } = input.instrument;
+	const { digests, ownDigests: _own, ...instrument } = input.instrument;
 	return {
 		store: input.store,
 		budget: {
@@ -250,7 +250,7 @@ function headLines(details: StatusDetails): string[] {
 		`Window: ~${num(budget.tokens)} tokens, ${occupancy} of the serving budget ${num(budget.servingBudget)} (descriptor ${num(budget.descriptor)} less Pi's reserve ${num(budget.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS)}${budget.providerTotalWindow === undefined ? "" : `, provider total ${num(budget.providerTotalWindow)} less ${num(budget.outputReservation)} output`}).`,
 		`Folds: ${counts.folds} (${counts.collapsed} collapsed, ${counts.expanded} expanded, ${counts.hidden} inside collapsed folds); ${counts.protectedEntries} protected entries; ${details.pendingEdits} edits pending for the next turn boundary.`,
 		storeLine(details.store),
-		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed). Provider cache misses: ${instrument.cacheMissesProviderSide} on unrewritten windows, ${instrument.cacheMissesAfterRewrite} after rewrites.`,
+		`Requests: ${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed, ${instrument.byOtherExtensions} by other extensions). Provider cache misses: ${instrument.cacheMissesProviderSide} on unrewritten windows, ${instrument.cacheMissesAfterRewrite} after rewrites.`,
 	];
 	const loadout = instrument.loadout;
 	if (loadout.promptChanges + loadout.toolChanges > 0)

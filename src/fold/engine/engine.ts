@@ -58,6 +58,7 @@ import {
 	observeUsage,
 	type RewriteCause,
 	type RewriteEvent,
+	sentDigests,
 } from "./instrument.ts";
 import { NextWindow } from "./next-window.ts";
 import { EntryQueue } from "./queue.ts";
@@ -79,7 +80,10 @@ export interface RequestOutcome {
 	sent: AgentMessage[] | undefined;
 	/** Set when the request must not go out (over the serving budget after every lossless fold). */
 	refused: Extract<FenceVerdict, { ok: false }> | undefined;
-	/** A rewrite of what the previous request sent, with its announced causes (none: unattributed). */
+	/**
+	 * A rewrite of what the previous request sent, with its announced causes (none: unattributed).
+	 * Undefined too when the request is observed later, through `sent` (the final list).
+	 */
 	rewrite: RewriteEvent | undefined;
 	/** Estimated prompt tokens of what goes out (or would have), system prompt included. */
 	tokens: number;
@@ -111,6 +115,8 @@ export class FoldEngine {
 	briefSource: ((cwd: string) => FoldOptions["briefSource"]) | undefined;
 	/** The last observed request's messages and their digests. */
 	private observed: { messages: readonly AgentMessage[]; digests: readonly string[] } | undefined;
+	/** pi-fold's own list for the request in flight, until `sent` observes what actually went out. */
+	private awaitingSent: { messages: readonly AgentMessage[]; digests: readonly string[] } | undefined;
 
 	constructor(options: ResolvedOptions) {
 		this.options = options;
@@ -433,7 +439,7 @@ export class FoldEngine {
 
 	private wouldRewrite(drafts: readonly ContextEditEntryDraft[]): boolean {
 		const next = this.next.withDrafts(drafts).messages().map(messageDigest);
-		return firstDivergence(this.instrumentState.digests, next) !== -1;
+		return firstDivergence(this.instrumentState.ownDigests, next) !== -1;
 	}
 
 	/**
@@ -468,9 +474,16 @@ export class FoldEngine {
 	 * persisted (only over what Pi built from the session; anything another
 	 * handler appended stays after it), refuse a request still over the
 	 * serving budget, and observe what goes out. `messages` default to Pi's
-	 * projection of the session (a host without Pi).
+	 * projection of the session (a host without Pi). With `awaitSent`, the
+	 * request is observed by `sent` once the host shows the final list
+	 * (other extensions' handlers may still change it).
 	 */
-	request(host: HostFacts, messages: readonly AgentMessage[] = this.next.messages()): RequestOutcome {
+	request(
+		host: HostFacts,
+		messages: readonly AgentMessage[] = this.next.messages(),
+		awaitSent = false,
+	): RequestOutcome {
+		this.awaitingSent = undefined;
 		const drafts = this.pendingDrafts();
 		const persisted = this.next.messages();
 		let preview: AgentMessage[] | undefined;
@@ -489,11 +502,32 @@ export class FoldEngine {
 			this.counters.fenceRefusals++;
 			return { sent: undefined, refused: verdict, rewrite: undefined, tokens };
 		}
-		// Pi structured-clones the event's messages; when nothing was previewed and no handler added or removed
-		// messages, the projection's own objects (their digests memoized) stand for them.
-		const observedList = !preview && messages.length === persisted.length ? persisted : sent;
-		const observed = observeRequest(this.instrumentState, observedList, this.digestsOf(observedList));
+		// pi-fold's own list: the preview, or Pi's projection (its objects' digests memoized) when nothing was
+		// previewed and no handler added or removed messages. Whether a handler changed one is `sent`'s question.
+		const own = !preview && messages.length === persisted.length ? persisted : sent;
+		const digests = this.digestsOf(own);
+		if (awaitSent) {
+			this.awaitingSent = { messages: own, digests };
+			return { sent: preview, refused: undefined, rewrite: undefined, tokens };
+		}
+		const observed = observeRequest(this.instrumentState, own, digests);
 		this.instrumentState = observed.state;
 		return { sent: preview, refused: undefined, rewrite: observed.event, tokens };
+	}
+
+	/**
+	 * What the request `request` prepared actually sent, after every
+	 * handler ran (system messages excluded): compared with the previous
+	 * request's, and with pi-fold's own list to tell another extension's
+	 * rewrite from ours. Nothing when no request is awaiting (it was refused).
+	 */
+	sent(messages: readonly AgentMessage[]): RewriteEvent | undefined {
+		const own = this.awaitingSent;
+		if (!own) return undefined;
+		this.awaitingSent = undefined;
+		const digests = sentDigests(messages, own.messages, own.digests);
+		const observed = observeRequest(this.instrumentState, messages, digests, own.digests);
+		this.instrumentState = observed.state;
+		return observed.event;
 	}
 }

@@ -20,6 +20,15 @@
  * its cause is "host" when Pi's own loadout (its system prompt and active
  * tool names) changed too, since pi-fold never changes either, and it is
  * unattributed otherwise (something rewrote the request behind Pi's back).
+ *
+ * What is compared is what the provider is sent, not what pi-fold meant to
+ * send: other extensions' `context` handlers run on the same list, before or
+ * after ours. Each request therefore carries two digest lists, the messages
+ * that went out and pi-fold's own (Pi's projection with pi-fold's edits). A
+ * rewrite of what went out that pi-fold's own list does not explain (its own
+ * list appended, or first changed later) is "another-extension": counted
+ * apart, never excused by a cause pi-fold announced, and as fatal as an
+ * unattributed rewrite in strict mode.
  */
 
 import { canonicalJson, sha256Hex } from "../../session/canonical.ts";
@@ -37,7 +46,8 @@ export type RewriteCause =
 	| "reboundary"
 	| "compaction"
 	| "navigation"
-	| "host";
+	| "host"
+	| "another-extension";
 export type RequestKind = "initial" | "identical" | "append" | "rewrite";
 
 /** Hex digits kept of each message digest. */
@@ -76,12 +86,17 @@ export interface LoadoutCounts {
 }
 
 export interface InstrumentState {
+	/** Digests of the messages the last request sent. */
 	digests: readonly string[];
+	/** Digests of pi-fold's own list for that request (Pi's projection with pi-fold's edits). */
+	ownDigests: readonly string[];
 	requests: number;
 	identical: number;
 	appends: number;
 	rewrites: number;
 	unattributed: number;
+	/** Rewrites of what was sent that pi-fold's own list does not explain: another extension's. */
+	byOtherExtensions: number;
 	history: readonly RewriteEvent[];
 	/** Causes announced and not yet consumed by a rewrite. */
 	pendingCauses: readonly RewriteCause[];
@@ -95,11 +110,13 @@ export interface InstrumentState {
 export function emptyInstrument(): InstrumentState {
 	return {
 		digests: [],
+		ownDigests: [],
 		requests: 0,
 		identical: 0,
 		appends: 0,
 		rewrites: 0,
 		unattributed: 0,
+		byOtherExtensions: 0,
 		history: [],
 		pendingCauses: [],
 		lastKind: undefined,
@@ -136,6 +153,50 @@ export function messageDigest(message: unknown): string {
  */
 const digestMemo = new WeakMap<object, string>();
 
+/** Nesting past which `sameMessage` stops comparing and answers "different" (the caller then hashes). */
+export const SAME_MESSAGE_MAX_DEPTH = 64;
+
+/**
+ * Structural equality of two messages as JSON (what `structuredClone` keeps).
+ * Pi hands each `context` handler a clone, so identity cannot tell whether a
+ * handler changed a message; comparing is several times cheaper than hashing
+ * the clone. Only "equal" is trusted: a false "different" costs a hash.
+ */
+export function sameMessage(a: unknown, b: unknown, depth = 0): boolean {
+	if (a === b) return true;
+	if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+	if (depth >= SAME_MESSAGE_MAX_DEPTH || Array.isArray(a) !== Array.isArray(b)) return false;
+	if (Array.isArray(a) && Array.isArray(b)) {
+		if (a.length !== b.length) return false;
+		for (let i = 0; i < a.length; i++) if (!sameMessage(a[i], b[i], depth + 1)) return false;
+		return true;
+	}
+	const left = a as Record<string, unknown>;
+	const right = b as Record<string, unknown>;
+	const keys = Object.keys(left);
+	if (keys.length !== Object.keys(right).length) return false;
+	for (const key of keys)
+		if (!Object.hasOwn(right, key) || !sameMessage(left[key], right[key], depth + 1)) return false;
+	return true;
+}
+
+/**
+ * Digests of the messages a request sent, given pi-fold's own list for it
+ * and that list's digests: a sent message equal to our message at its place
+ * takes our (memoized) digest; any other is hashed.
+ */
+export function sentDigests(
+	sent: readonly unknown[],
+	own: readonly unknown[],
+	ownDigests: readonly string[],
+): string[] {
+	return sent.map((message, index) =>
+		index < own.length && sameMessage(message, own[index])
+			? (ownDigests[index] ?? messageDigest(message))
+			: messageDigest(message),
+	);
+}
+
 /** Announce that the next rewrite is expected and why. */
 export function announce(state: InstrumentState, cause: RewriteCause): InstrumentState {
 	return state.pendingCauses.includes(cause) ? state : { ...state, pendingCauses: [...state.pendingCauses, cause] };
@@ -153,15 +214,18 @@ export function firstDivergence(previous: readonly string[], next: readonly stri
  * Record one request's message list. Announced causes cover this request
  * only: every announcement happens right before the request it explains, so
  * a cause left over (its edits were already previewed, say) must not excuse
- * some later rewrite.
+ * some later rewrite. `own`: the digests of pi-fold's own list for the
+ * request when something else may have changed what was sent (the same as
+ * `digests` when nothing could).
  */
 export function observeRequest(
 	state: InstrumentState,
 	messages: readonly unknown[],
 	digests: readonly string[] = messages.map(messageDigest),
+	own: readonly string[] = digests,
 ): { state: InstrumentState; kind: RequestKind; event?: RewriteEvent } {
 	const requests = state.requests + 1;
-	const base = { ...state, digests, requests, pendingCauses: [] };
+	const base = { ...state, digests, ownDigests: own, requests, pendingCauses: [] };
 	if (state.requests === 0) return { state: { ...base, lastKind: "initial" }, kind: "initial" };
 	const divergent = firstDivergence(state.digests, digests);
 	if (divergent === -1) {
@@ -177,18 +241,25 @@ export function observeRequest(
 			kind,
 		};
 	}
+	// pi-fold's own list changed no earlier than what was sent: someone else rewrote the sent prefix first.
+	const ownDivergent = firstDivergence(state.ownDigests, own);
+	const foreign = ownDivergent === -1 || divergent < ownDivergent;
 	const event: RewriteEvent = {
 		request: requests,
 		firstDivergentIndex: divergent,
 		previousLength: state.digests.length,
 		length: digests.length,
-		causes: [...state.pendingCauses],
+		// Our announced causes stand beside the other extension's only when our own list was rewritten too.
+		causes: foreign
+			? [...(ownDivergent === -1 ? [] : state.pendingCauses), "another-extension"]
+			: [...state.pendingCauses],
 	};
 	return {
 		state: {
 			...base,
 			rewrites: state.rewrites + 1,
 			unattributed: state.unattributed + (event.causes.length === 0 ? 1 : 0),
+			byOtherExtensions: state.byOtherExtensions + (foreign ? 1 : 0),
 			history: [...state.history, event].slice(-REWRITE_HISTORY_LIMIT),
 			pendingCauses: [],
 			lastKind: "rewrite",
@@ -196,6 +267,11 @@ export function observeRequest(
 		kind: "rewrite",
 		event,
 	};
+}
+
+/** True when a rewrite must fail in strict mode: nobody announced it, or another extension made it. */
+export function strictFailure(event: RewriteEvent): boolean {
+	return event.causes.length === 0 || event.causes.includes("another-extension");
 }
 
 /**

@@ -237,7 +237,7 @@ export function contextReportLines(input: ContextReportInput): ReportLine[] {
 		field("Store", `${storeWhere(status.store)}.`, 1),
 		field(
 			"Requests",
-			`${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed).`,
+			`${instrument.requests} (${instrument.appends} appends, ${instrument.identical} identical, ${instrument.rewrites} rewrites, ${instrument.unattributed} unattributed, ${instrument.byOtherExtensions} by other extensions).`,
 			1,
 		),
 	);

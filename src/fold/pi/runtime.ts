@@ -25,7 +25,7 @@ import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
-import { hostLoadout, requestLoadout } from "../engine/instrument.ts";
+import { hostLoadout, requestLoadout, strictFailure } from "../engine/instrument.ts";
 import { type ProjectionCandidate, projectionCandidates } from "../engine/projection-candidates.ts";
 import { lostNoticeText, noticeType } from "../engine/recovery.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
@@ -33,8 +33,8 @@ import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
-import { foreignTail } from "./other-writer.ts";
-import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly } from "./runtime-support.ts";
+import { OtherWriterWatch } from "./other-writer.ts";
+import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
 export class FoldRuntime {
@@ -51,6 +51,8 @@ export class FoldRuntime {
 	readonly suggestions: SuggestionRegistry;
 	/** Model briefs: requested in the background, used by a commit only when ready. */
 	readonly summarizer: FoldSummarizer;
+	/** What this process last saw of the session file: entries appended since must be ones it knows. */
+	private readonly writers = new OtherWriterWatch();
 
 	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
 		this.pi = pi;
@@ -81,9 +83,9 @@ export class FoldRuntime {
 			this.engine.navigated();
 		});
 		pi.on("context", (event, ctx) => this.onContext(event.messages, ctx));
-		// Observation only: returning nothing leaves the prompt and tool declarations to Pi.
+		// Observation only: returning nothing leaves the messages, prompt and tool declarations to Pi.
 		pi.on("context_with_system", (event, ctx) => {
-			this.engine.loadout(requestLoadout(event.messages), hostLoadout(ctx.getSystemPrompt(), pi.getActiveTools()));
+			this.onSent(event.messages, ctx);
 			return undefined;
 		});
 		// evidenceIngestion: false registers no hook at all, so nothing is ever written.
@@ -120,6 +122,7 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.engine.reset(manager.getBranch(), store);
+		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
 		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.hostCtx = ctx;
@@ -234,7 +237,8 @@ export class FoldRuntime {
 	private sawOtherWriter(ctx: ExtensionContext): boolean {
 		if (this.engine.otherWriterSeen) return true;
 		const file = ctx.sessionManager.getSessionFile();
-		const foreign = file ? foreignTail(file, (id) => ctx.sessionManager.getEntry(id) !== undefined) : undefined;
+		const known = (id: string) => ctx.sessionManager.getEntry(id) !== undefined;
+		const foreign = file ? this.writers.foreignSince(file, known) : undefined;
 		if (foreign === undefined || !this.engine.otherWriter(foreign)) return false;
 		ctx.ui.notify(
 			`${this.options.brandNoun}: another process is writing this session file (entry ${foreign} is not this process's); automatic folding is off until the session is reopened. Close the other Pi, then /resume.`,
@@ -293,20 +297,26 @@ export class FoldRuntime {
 		this.sync(ctx);
 		// Over budget: fold whatever is eligible now; the request below previews it.
 		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
-		const outcome = this.engine.request(this.hostFacts(ctx), messages);
+		// Observed in `onSent`, once every other handler has run.
+		const outcome = this.engine.request(this.hostFacts(ctx), messages, true);
 		if (outcome.refused) {
 			// Out of band only: the window never carries the refusal.
 			ctx.ui.notify(outcome.refused.message, "error");
 			ctx.abort();
 			return undefined;
 		}
-		const event = outcome.rewrite;
-		if (event && event.causes.length === 0 && strictAppendOnly()) {
-			throw new Error(
-				`pi-fold: unattributed rewrite at request ${event.request}: message ${event.firstDivergentIndex} changed with no commit, expand, refold, rebrief, reboundary, compaction or navigation behind it (${STRICT_APPEND_ONLY_ENV} is set)`,
-			);
-		}
 		return outcome.sent ? { messages: outcome.sent } : undefined;
+	}
+
+	/**
+	 * The request as it goes out, after every extension's `context` handler
+	 * (Pi runs `context_with_system` after all of them): what the instrument
+	 * compares, so a rewrite another extension made is seen and named.
+	 */
+	private onSent(messages: readonly AgentMessage[], ctx: ExtensionContext): void {
+		const event = this.engine.sent(messages.filter((message) => message.role !== "system"));
+		this.engine.loadout(requestLoadout(messages), hostLoadout(ctx.getSystemPrompt(), this.pi.getActiveTools()));
+		if (event && strictFailure(event) && strictAppendOnly()) throw new Error(strictFailureText(event));
 	}
 
 	/** The window's entries and folds with their ids (status detail "window"). */

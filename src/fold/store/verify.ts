@@ -129,7 +129,8 @@ function blobEntryIds(text: string): string[] {
 
 interface BlobContext {
 	record: FoldRecord;
-	leaves: readonly string[];
+	/** The record's leaf entries; undefined when they cannot be resolved (a dissolved fold's parts): not compared. */
+	leaves: readonly string[] | undefined;
 	view: BranchView;
 	/** Whether the branch's entries under the fold still hash to its source. */
 	logMatches: boolean;
@@ -145,8 +146,8 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 	const hash = record.sourceHash;
 	try {
 		if (!(await store.has(hash))) {
-			const onBranch = leaves.map((id) => view.entries[view.indexById.get(id) ?? -1]);
-			if (onBranch.every((entry) => entry !== undefined) && sha256Hex(canonicalSpanBytes(onBranch)) === hash)
+			const onBranch = (leaves ?? []).map((id) => view.entries[view.indexById.get(id) ?? -1]);
+			if (leaves && onBranch.every((entry) => entry !== undefined) && sha256Hex(canonicalSpanBytes(onBranch)) === hash)
 				return "rebuildable";
 			return {
 				kind: "blob-missing",
@@ -155,7 +156,7 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 		}
 		const blob = await store.read(hash);
 		const ids = blobEntryIds(blob.text);
-		if (ids.join("\n") !== leaves.join("\n")) {
+		if (leaves && ids.join("\n") !== leaves.join("\n")) {
 			const other = context.sharedWith ? ` (the blob of fold ${context.sharedWith})` : "";
 			return {
 				kind: "blob-mismatch",
@@ -171,7 +172,7 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 		if (!context.logMatches) {
 			// A log edited after folding and a record re-pointed at a forged blob look alike from the file; a blob of
 			// the log's current bytes in the store is a sign of the second.
-			const onBranch = leaves.map((id) => view.entries[view.indexById.get(id) ?? -1]);
+			const onBranch = (leaves ?? []).map((id) => view.entries[view.indexById.get(id) ?? -1]);
 			const logHash = onBranch.every((entry) => entry !== undefined) ? sha256Hex(canonicalSpanBytes(onBranch)) : "";
 			const repointed =
 				logHash !== "" && (await store.has(logHash))
@@ -179,7 +180,7 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 					: "";
 			return {
 				kind: "source-conflict",
-				problem: `the stored blob of fold ${record.id} and the log disagree about its entries (${leaves[0]}…${leaves.at(-1)}): the log was edited after folding, or the record was re-pointed at a forged blob${repointed}`,
+				problem: `the stored blob of fold ${record.id} and the log disagree about its entries (${(leaves ?? ids)[0]}…${(leaves ?? ids).at(-1)}): the log was edited after folding, or the record was re-pointed at a forged blob${repointed}`,
 			};
 		}
 		return "ok";
@@ -190,7 +191,24 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 	}
 }
 
-/** Verify every branch's fold state, lattice, sources and compaction records. */
+/**
+ * What a dissolved fold's blob is checked against: its leaf entries when the
+ * record still fits beside the live folds (its parts resolve), else only the
+ * blob's own hash and size; the log when those entries are on the branch.
+ */
+function dissolvedBlobContext(lattice: FoldLattice, record: FoldRecord, view: BranchView): BlobContext {
+	const withRecord = latticeFromRecords([...lattice.folds.values(), record]);
+	const leaves = isRefusal(withRecord) ? undefined : leafEntryIds(withRecord, record.id);
+	const ids = leaves === undefined || isRefusal(leaves) ? undefined : leaves;
+	const onBranch = ids?.map((id) => view.entries[view.indexById.get(id) ?? -1]);
+	const logMatches =
+		onBranch === undefined ||
+		onBranch.some((entry) => entry === undefined) ||
+		sha256Hex(canonicalSpanBytes(onBranch as SessionEntry[])) === record.sourceHash;
+	return { record, leaves: ids, view, logMatches, sharedWith: undefined };
+}
+
+/** Verify every branch's fold state, lattice, sources and compaction records (dissolved folds' blobs too). */
 export async function verifySession(
 	entries: readonly SessionEntry[],
 	store: FoldStore | undefined,
@@ -265,6 +283,15 @@ export async function verifySession(
 				if (!logMatches && (found === "ok" || found.kind === "blob-corrupt" || found.kind === "blob-unreadable"))
 					defect("source-mismatch", record.id, `fold ${record.id} source hash does not match its entries`);
 			}
+		}
+		// A dissolved fold folds nothing now, but its record still names a blob the store keeps (and gc spares).
+		for (const record of state.records) {
+			if (!dissolved.has(record.id) || checkedFolds.has(record.id)) continue;
+			checkedFolds.add(record.id);
+			if (!store) continue;
+			const found = await checkBlob(store, dissolvedBlobContext(lattice, record, view));
+			if (found === "rebuildable" || found === "ok" || found.kind !== "blob-missing") report.blobsChecked++;
+			if (typeof found !== "string") defect(found.kind, record.id, `dissolved fold ${record.id}: ${found.problem}`);
 		}
 	}
 	for (const entry of entries) {

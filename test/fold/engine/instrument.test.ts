@@ -5,8 +5,13 @@ import {
 	emptyInstrument,
 	firstDivergence,
 	type InstrumentState,
+	messageDigest,
 	observeRequest,
 	observeUsage,
+	SAME_MESSAGE_MAX_DEPTH,
+	sameMessage,
+	sentDigests,
+	strictFailure,
 } from "../../../src/fold/engine/instrument.ts";
 
 const msg = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
@@ -66,6 +71,64 @@ describe("append-only instrument", () => {
 		state = run(state, [msg("x"), msg("y")]);
 		state = observeUsage(state, 350, 300);
 		expect(state).toMatchObject({ cacheMissesProviderSide: 1, cacheMissesAfterRewrite: 1 });
+	});
+});
+
+describe("what was sent against pi-fold's own list (issue 18, item 8)", () => {
+	const digests = (list: unknown[]) => list.map(messageDigest);
+	/** Observe a request whose sent list may differ from pi-fold's own. */
+	const observe = (state: InstrumentState, sent: unknown[], own: unknown[] = sent) =>
+		observeRequest(state, sent, digests(sent), digests(own));
+
+	it("a rewrite pi-fold's own list does not explain is another extension's, whatever was announced", () => {
+		const start = observe(emptyInstrument(), [msg("a"), msg("b")]).state;
+		const foreign = observe(announce(start, "commit"), [msg("a"), msg("B"), msg("c")], [msg("a"), msg("b"), msg("c")]);
+		expect(foreign.event?.causes).toEqual(["another-extension"]);
+		expect(foreign.state).toMatchObject({ rewrites: 1, unattributed: 0, byOtherExtensions: 1 });
+		expect(strictFailure(foreign.event ?? ({} as never))).toBe(true);
+		// Sending the original again is a second rewrite on the wire, and again not ours.
+		const back = observe(foreign.state, [msg("a"), msg("b"), msg("c"), msg("d")]);
+		expect(back.event?.causes).toEqual(["another-extension"]);
+		expect(back.state.byOtherExtensions).toBe(2);
+	});
+
+	it("a steady edit by another extension is no rewrite, and our own rewrite behind it stays ours", () => {
+		const edited = (list: unknown[]) => [msg("EDITED"), ...list.slice(1)];
+		let state = observe(emptyInstrument(), edited([msg("a"), msg("b")]), [msg("a"), msg("b")]).state;
+		const append = observe(state, edited([msg("a"), msg("b"), msg("c")]), [msg("a"), msg("b"), msg("c")]);
+		expect(append.kind).toBe("append");
+		state = announce(append.state, "commit");
+		const ours = observe(state, edited([msg("a"), msg("brief"), msg("c")]), [msg("a"), msg("brief"), msg("c")]);
+		expect(ours.event?.causes).toEqual(["commit"]);
+		expect(ours.state).toMatchObject({ unattributed: 0, byOtherExtensions: 0 });
+		expect(strictFailure(ours.event ?? ({} as never))).toBe(false);
+	});
+
+	it("an edit before ours at the same request names both", () => {
+		const state = announce(observe(emptyInstrument(), [msg("a"), msg("b"), msg("c")]).state, "commit");
+		const both = observe(state, [msg("A"), msg("brief"), msg("c")], [msg("a"), msg("brief"), msg("c")]);
+		expect(both.event?.causes).toEqual(["commit", "another-extension"]);
+	});
+
+	it("sent digests reuse ours for equal messages and hash the rest", () => {
+		const own = [msg("a"), msg("b")];
+		const ownDigests = ["memo-a", "memo-b"];
+		expect(sentDigests([structuredClone(own[0]), msg("B"), msg("c")], own, ownDigests)).toEqual([
+			"memo-a",
+			messageDigest(msg("B")),
+			messageDigest(msg("c")),
+		]);
+	});
+
+	it("sameMessage is structural and bounded", () => {
+		expect(sameMessage({ a: [1, { b: "x" }] }, { a: [1, { b: "x" }] })).toBe(true);
+		expect(sameMessage({ a: [1, { b: "x" }] }, { a: [1, { b: "y" }] })).toBe(false);
+		expect(sameMessage({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+		expect(sameMessage([1], { 0: 1 })).toBe(false);
+		let deep: unknown = "leaf";
+		for (let i = 0; i <= SAME_MESSAGE_MAX_DEPTH; i++) deep = [deep];
+		// Too deep to compare: "different", so the caller hashes it (never a false "equal").
+		expect(sameMessage(deep, structuredClone(deep))).toBe(false);
 	});
 });
 
