@@ -38,6 +38,7 @@ export async function realRuntime(branch: readonly SessionEntry[], size: TurnSiz
 		appendEntry: () => undefined,
 		sendMessage: () => undefined,
 		getActiveTools: () => [],
+		getAllTools: () => [],
 	} as unknown as ExtensionAPI;
 	const header = { type: "session" as const, version: 3, id: "bench", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/" };
 	const manager = SessionManager.inMemory("/", undefined, [header, ...branch]);

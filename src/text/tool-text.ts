@@ -182,14 +182,21 @@ export function errorFirstLine(text: string): { line?: string; exitCode?: number
  * for a line that says "error". Empty when the text has no line at all.
  */
 export function resultFirstLine(text: string): string {
-	return scanLines(text).meaningful[0] ?? firstLine(text);
+	// Stops at the first meaningful line: a consolidation's brief reads every result of the folded history.
+	for (const raw of text.split("\n", ERROR_SCAN_MAX_LINES)) {
+		const line = oneLine(raw);
+		if (carriesMessage(line)) return line;
+	}
+	return firstLine(text);
+}
+
+/** True for a one-lined line that is not blank, framing, decoration or Pi's exit line. */
+function carriesMessage(line: string): boolean {
+	return line !== "" && !PI_EXIT_LINE.test(line) && !FRAMING_LINE.test(line) && !DECORATION_LINE.test(line);
 }
 
 /** The first lines of a tool text, one-lined, and those that carry a message. */
 function scanLines(text: string): { lines: string[]; meaningful: string[] } {
 	const lines = text.split("\n", ERROR_SCAN_MAX_LINES).map((line) => oneLine(line));
-	const meaningful = lines.filter(
-		(line) => line && !PI_EXIT_LINE.test(line) && !FRAMING_LINE.test(line) && !DECORATION_LINE.test(line),
-	);
-	return { lines, meaningful };
+	return { lines, meaningful: lines.filter(carriesMessage) };
 }

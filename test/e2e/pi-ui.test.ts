@@ -42,6 +42,7 @@ afterEach(async () => {
 async function uiHarness(
 	contextWindow?: number,
 	settings?: HarnessSettings,
+	observer?: (pi: ExtensionAPI) => void,
 ): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const harness = await createSdkHarness({
@@ -49,6 +50,7 @@ async function uiHarness(
 			(pi: ExtensionAPI) => {
 				runtime = registerPiFold(pi);
 			},
+			...(observer ? [observer] : []),
 		],
 		tools: ["read", "active_context"],
 		persist: true,
@@ -158,6 +160,26 @@ describe("pi-fold in Pi's UI", () => {
 		expect(await complete?.("wi")).toEqual([expect.objectContaining({ value: "window" })]);
 		expect(await complete?.("peek ")).toEqual([expect.objectContaining({ value: `peek ${id}`, label: id })]);
 		expect(await complete?.("peek f-zz")).toBeNull();
+	});
+
+	it("refreshes the footer at each turn boundary, before the run settles", async () => {
+		// What the footer shows when each turn starts: the second starts right after the first one's boundary.
+		const atTurnStart: (string | undefined)[] = [];
+		const ui: { statuses?: Map<string, string> } = {};
+		const { harness } = await uiHarness(undefined, undefined, (pi) => {
+			pi.on("turn_start", () => {
+				atTurnStart.push(ui.statuses?.get(FOOTER_STATUS_KEY));
+			});
+		});
+		ui.statuses = harness.ui.statuses;
+		harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, "call_read")]), reply("Read."));
+		await harness.run("Read e.txt.");
+		expect(atTurnStart).toHaveLength(2);
+		const [before, afterRead] = atTurnStart;
+		expect(afterRead).toMatch(new RegExp(`^pi-fold \\d+% of ${BUDGET}$`));
+		const percent = (line: string | undefined) => Number(/(\d+)%/.exec(line ?? "")?.[1]);
+		// The read's result (about 2,700 tokens) is counted at the boundary, not only once the run settles.
+		expect(percent(afterRead)).toBeGreaterThan(percent(before));
 	});
 
 	it("warns above 100% of the budget, in the report and the footer", async () => {

@@ -43,6 +43,17 @@ export function headroomBreached(input: PressureInput): boolean {
 	return reserve > 0 && input.contextWindow > 0 && input.contextWindow - input.tokens < reserve;
 }
 
+/**
+ * Whether any rule could ask for a compaction at some context size: the
+ * headroom rule is on, or the model has a configured threshold. When neither
+ * holds `autoTrigger` answers undefined for every size, so a caller may skip
+ * measuring the context at all (Pi's usage reading projects the whole branch).
+ */
+export function mayTrigger(settings: CompactorSettings, model: PressureInput["model"]): boolean {
+	if (settings.outputReserveTokens > 0) return true;
+	return model !== undefined && thresholdForModel(settings, compactionModelKey(model.provider, model.id)) !== undefined;
+}
+
 /** Which rule asks the compactor to compact at a settled boundary, if any. */
 export function autoTrigger(input: PressureInput): AutoTrigger | undefined {
 	if (!Number.isFinite(input.tokens) || input.tokens <= 0) return undefined;

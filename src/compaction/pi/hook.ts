@@ -58,6 +58,7 @@ import {
 	autoTrigger,
 	backoffAfterCancel,
 	backoffHolds,
+	mayTrigger,
 	type PressureInput,
 	shouldDeferThreshold,
 	type TriggerBackoff,
@@ -314,6 +315,8 @@ export class CompactionHooks implements CompactorState {
 		if (aborted || this.autoPending !== undefined || this.claims.held) return;
 		const settings = this.settings(ctx);
 		if (settings.engine !== DETERMINISTIC_ENGINE) return;
+		// Nothing configured could fire at any size: skip Pi's usage reading, a projection of the whole branch.
+		if (!mayTrigger(settings, ctx.model)) return;
 		const usage = ctx.getContextUsage();
 		if (!usage || usage.tokens === null) return;
 		if (ctx.sessionManager.getBranch().at(-1)?.type === "compaction") return;

@@ -102,19 +102,35 @@ function isDroppedByHost(entry: SessionEntry): boolean {
 
 /** Plan the window for the branch: what every folded entry should show. */
 export function planWindow(branch: readonly SessionEntry[], input: PlanInput): WindowPlan {
-	const byId = new Map(branch.map((entry) => [entry.id, entry]));
 	const desired = new Map<string, DesiredContent>();
 	const visible: string[] = [];
 	const view = input.view ?? analyzeBranch(branch);
+	const entryOf = entryLookup(branch, view);
 	const index = indexLattice(input.lattice, view);
 	const withView = { ...input, view };
 	for (const id of visibleCollapsedFolds(input.lattice, input.expanded, (foldId) => index.placed.has(foldId))) {
-		const placed = placeFold(id, (entryId) => byId.get(entryId), withView);
+		const placed = placeFold(id, entryOf, withView);
 		if (!placed) continue;
 		for (const [entryId, content] of placed) desired.set(entryId, content);
 		visible.push(id);
 	}
 	return { desired, visible };
+}
+
+/**
+ * A branch entry by id, the last one winning where an id repeats. The view's
+ * index answers when it is this branch's and no id repeats (the usual case:
+ * no map of the whole branch is built per plan).
+ */
+function entryLookup(branch: readonly SessionEntry[], view: BranchView): (id: string) => SessionEntry | undefined {
+	if (view.entries === branch && view.indexById.size === branch.length) {
+		return (id) => {
+			const at = view.indexById.get(id);
+			return at === undefined ? undefined : branch[at];
+		};
+	}
+	const byId = new Map(branch.map((entry) => [entry.id, entry]));
+	return (id) => byId.get(id);
 }
 
 /** What the entries of one visible collapsed fold show, or undefined when it cannot be shown here. */

@@ -24,12 +24,23 @@ function escapeRegExp(text: string): string {
 /** The brand noun's default before issue 19.5: sessions folded then carry briefs headed with it. */
 const EARLIER_DEFAULT_BRAND_NOUN = "active-context";
 
-/** The fold a window text names as its own brief or batch pointer, with the entry count a brief states. */
-function foldNamedBy(text: string, brandNoun: string): { id: string; entryCount: number } | undefined {
+/** The patterns of a brief's header and a batch pointer under one brand noun (or the earlier default). */
+function briefPatterns(brandNoun: string): { brief: RegExp; pointer: RegExp } {
 	const brand = `(?:${escapeRegExp(brandNoun)}|${EARLIER_DEFAULT_BRAND_NOUN})`;
-	const brief = new RegExp(`^\\[${brand} fold (f-[0-9a-f]+) · [a-z-]+ · (\\d+) entries · `).exec(text);
+	return {
+		brief: new RegExp(`^\\[${brand} fold (f-[0-9a-f]+) · [a-z-]+ · (\\d+) entries · `),
+		pointer: new RegExp(`^\\[${brand} fold (f-[0-9a-f]+): result folded;`),
+	};
+}
+
+/** The fold a window text names as its own brief or batch pointer, with the entry count a brief states. */
+function foldNamedBy(
+	text: string,
+	patterns: ReturnType<typeof briefPatterns>,
+): { id: string; entryCount: number } | undefined {
+	const brief = patterns.brief.exec(text);
 	if (brief?.[1]) return { id: brief[1], entryCount: Number(brief[2]) };
-	const pointer = new RegExp(`^\\[${brand} fold (f-[0-9a-f]+): result folded;`).exec(text);
+	const pointer = patterns.pointer.exec(text);
 	return pointer?.[1] ? { id: pointer[1], entryCount: 1 } : undefined;
 }
 
@@ -52,10 +63,12 @@ export function strayBriefEntries(
 	known: (foldId: string) => boolean,
 ): string[] {
 	const stray: string[] = [];
+	// Compiled once per call: a resume checks every edited entry of the branch.
+	const patterns = briefPatterns(brandNoun);
 	entries.forEach((entry, index) => {
 		const edit = edits.get(entry.id);
 		const text = edit ? replacementText(edit) : undefined;
-		const named = text === undefined ? undefined : foldNamedBy(text, brandNoun);
+		const named = text === undefined ? undefined : foldNamedBy(text, patterns);
 		if (!named || known(named.id)) return;
 		stray.push(entry.id);
 		// A chapter omits every other editable entry of its span; the span holds the brief's carrier.

@@ -48,12 +48,67 @@ function project(entry: SessionEntry, edit: ContextEditEntry | undefined, positi
 	return buildSessionProjection([entry, linked], linked.id).entries[0]?.messages ?? [];
 }
 
+/**
+ * Context positions by entry id: one number per id, a list only for an id
+ * that repeats (a hand-edited log), so projecting a long branch allocates
+ * nothing per entry.
+ */
+class PositionIndex {
+	private readonly first = new Map<string, number>();
+	private readonly repeats = new Map<string, number[]>();
+
+	get size(): number {
+		return this.first.size;
+	}
+
+	has(id: string): boolean {
+		return this.first.has(id);
+	}
+
+	keys(): MapIterator<string> {
+		return this.first.keys();
+	}
+
+	clear(): void {
+		this.first.clear();
+		this.repeats.clear();
+	}
+
+	add(id: string, position: number): void {
+		if (!this.first.has(id)) {
+			this.first.set(id, position);
+			return;
+		}
+		const more = this.repeats.get(id);
+		if (more) more.push(position);
+		else this.repeats.set(id, [position]);
+	}
+
+	/** The positions of `id`, in order (none when Pi does not project it). */
+	of(id: string): readonly number[] {
+		const at = this.first.get(id);
+		if (at === undefined) return [];
+		const more = this.repeats.get(id);
+		return more ? [at, ...more] : [at];
+	}
+
+	/** Sum of `value` over the positions of `id`; undefined when it has none. */
+	sum(id: string, value: (position: number) => number): number | undefined {
+		const at = this.first.get(id);
+		if (at === undefined) return undefined;
+		let total = value(at);
+		const more = this.repeats.get(id);
+		if (more) for (const position of more) total += value(position);
+		return total;
+	}
+}
+
 /** Estimated tokens per projected entry, read through the model's arrays (no copy per request). */
 class EntryTokens implements ReadonlyMap<string, number> {
-	private readonly positions: ReadonlyMap<string, readonly number[]>;
+	private readonly positions: PositionIndex;
 	private readonly tokensAt: (position: number) => number;
 
-	constructor(positions: ReadonlyMap<string, readonly number[]>, tokensAt: (position: number) => number) {
+	constructor(positions: PositionIndex, tokensAt: (position: number) => number) {
 		this.positions = positions;
 		this.tokensAt = tokensAt;
 	}
@@ -63,11 +118,7 @@ class EntryTokens implements ReadonlyMap<string, number> {
 	}
 
 	get(id: string): number | undefined {
-		const at = this.positions.get(id);
-		if (!at) return undefined;
-		let tokens = 0;
-		for (const position of at) tokens += this.tokensAt(position);
-		return tokens;
+		return this.positions.sum(id, this.tokensAt);
 	}
 
 	has(id: string): boolean {
@@ -108,7 +159,7 @@ export class WindowModel {
 	private context: SessionEntry[] = [];
 	private projected: AgentMessage[][] = [];
 	private tokens: number[] = [];
-	private positions = new Map<string, number[]>();
+	private readonly positions = new PositionIndex();
 	private edits = new Map<string, ContextEditEntry>();
 	private entryTotal = 0;
 	/** The flat message list without system messages, correct for context positions before `validTo`. */
@@ -136,7 +187,7 @@ export class WindowModel {
 			this.projected.push(messages);
 			this.tokens.push(tokens);
 			this.entryTotal += tokens;
-			this.place(entry.id, position);
+			this.positions.add(entry.id, position);
 		});
 	}
 
@@ -152,7 +203,7 @@ export class WindowModel {
 		}
 		const position = this.context.length;
 		this.context.push(entry);
-		this.place(entry.id, position);
+		this.positions.add(entry.id, position);
 		const messages = project(entry, this.edits.get(entry.id), position);
 		const tokens = visibleTokens(messages);
 		this.projected.push(messages);
@@ -160,7 +211,7 @@ export class WindowModel {
 		this.entryTotal += tokens;
 		if (entry.type !== "context_edit") return [entry.id];
 		this.edits.set(entry.targetId, entry);
-		for (const at of this.positions.get(entry.targetId) ?? []) this.reproject(at);
+		for (const at of this.positions.of(entry.targetId)) this.reproject(at);
 		return [entry.id, entry.targetId];
 	}
 
@@ -202,7 +253,7 @@ export class WindowModel {
 				parentId: targetId,
 				timestamp: "1970-01-01T00:00:00.000Z",
 			};
-			for (const at of this.positions.get(targetId) ?? []) {
+			for (const at of this.positions.of(targetId)) {
 				const entry = this.context[at];
 				if (entry) replaced.set(at, project(entry, edit, at));
 			}
@@ -238,12 +289,6 @@ export class WindowModel {
 		}
 		for (let i = copied; i < base.length; i++) out.push(base[i] as AgentMessage);
 		return out;
-	}
-
-	private place(id: string, position: number): void {
-		const at = this.positions.get(id);
-		if (at) at.push(position);
-		else this.positions.set(id, [position]);
 	}
 
 	private reproject(position: number): void {

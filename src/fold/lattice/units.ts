@@ -192,7 +192,9 @@ export function cutUnits(
 ): StructuralUnit[] {
 	const crossing = new Int32Array(entries.length - from + 2);
 	for (let i = from; i < entries.length; i++) {
-		for (const span of spansByFirst.get(i) ?? []) {
+		const starting = spansByFirst.get(i);
+		if (starting === undefined) continue;
+		for (const span of starting) {
 			if (span.last <= span.first) continue;
 			crossing[span.first + 1 - from] = (crossing[span.first + 1 - from] ?? 0) + 1;
 			crossing[span.last + 1 - from] = (crossing[span.last + 1 - from] ?? 0) - 1;
@@ -218,26 +220,51 @@ function classifyRange(
 	readOnlyTools: ReadonlySet<string>,
 	index: number,
 ): StructuralUnit {
-	const inside: ToolCallSpan[] = [];
-	for (let i = start; i < end; i++) inside.push(...(spansByFirst.get(i) ?? []));
-	const toolCallIds = inside.map((span) => span.id);
-	const toolNames = [...new Set(inside.map((span) => span.toolName))];
-	const calls = inside.filter((span) => span.callIndex !== -1);
-	const first = entries[start];
-	const base = { index, start, end, toolCallIds, toolNames, completed: false, readOnly: false };
-
-	if (calls.length > 0) {
-		const completed = calls.every((span) => span.resultIndices.length > 0);
-		const abandoned = calls.every(
-			(span) => span.resultIndices.length > 0 || DROPPED_STOP_REASONS.has(stopReasonOf(entries[span.callIndex]) ?? ""),
-		);
-		const readOnly = calls.every((span) => readOnlyTools.has(span.toolName));
-		return { ...base, kind: "tool-batch", context: true, closed: completed || abandoned, completed, readOnly };
+	// One pass over the spans starting inside the range, no intermediate lists: a resume cuts every unit of the branch.
+	const toolCallIds: string[] = [];
+	const toolNames: string[] = [];
+	let calls = 0;
+	let completed = true;
+	let abandoned = true;
+	let readOnly = true;
+	for (let i = start; i < end; i++) {
+		const starting = spansByFirst.get(i);
+		if (starting === undefined) continue;
+		for (const span of starting) {
+			toolCallIds.push(span.id);
+			if (!toolNames.includes(span.toolName)) toolNames.push(span.toolName);
+			if (span.callIndex === -1) continue;
+			calls++;
+			const answered = span.resultIndices.length > 0;
+			if (!answered) completed = false;
+			if (!answered && !DROPPED_STOP_REASONS.has(stopReasonOf(entries[span.callIndex]) ?? "")) abandoned = false;
+			if (!readOnlyTools.has(span.toolName)) readOnly = false;
+		}
 	}
-	if (inside.length > 0) return { ...base, kind: "orphan-result", context: true, closed: true };
+	const unit = (
+		kind: UnitKind,
+		context: boolean,
+		closed: boolean,
+		done = false,
+		onlyReads = false,
+	): StructuralUnit => ({
+		index,
+		start,
+		end,
+		toolCallIds,
+		toolNames,
+		completed: done,
+		readOnly: onlyReads,
+		kind,
+		context,
+		closed,
+	});
+	if (calls > 0) return unit("tool-batch", true, completed || abandoned, completed, readOnly);
+	if (toolCallIds.length > 0) return unit("orphan-result", true, true);
+	const first = entries[start];
 	const kind = first ? entryUnitKind(first) : "rider";
 	const pending = kind === "assistant" && PENDING_STOP_REASONS.has(stopReasonOf(first) ?? "");
-	return { ...base, kind, context: kind !== "rider" && kind !== "barrier", closed: !pending };
+	return unit(kind, kind !== "rider" && kind !== "barrier", !pending);
 }
 
 /** Units whose entry ranges intersect `[start, end)`, in order. */

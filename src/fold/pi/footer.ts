@@ -58,6 +58,7 @@ export function registerFooter(pi: ExtensionAPI, runtime: FoldRuntime): void {
 	pi.on("session_start", refresh);
 	pi.on("session_tree", refresh);
 	pi.on("session_compact", refresh);
-	pi.on("turn_end", refresh);
+	// Not a turn_end handler of its own: Pi projects the whole branch once more per boundary handler.
+	runtime.afterTurn((ctx) => updateFooter(runtime, ctx));
 	pi.on("agent_settled", refresh);
 }

@@ -92,7 +92,12 @@ export class FoldRuntime {
 		if (this.options.evidenceIngestion) pi.on("tool_result", (event) => this.evidence.onToolResult(event));
 		this.options.setProjectionProvider?.(() => this.projectionCandidates());
 		this.options.setSuggestionSourceRegistrar?.(this.suggestions.register);
-		pi.on("turn_end", (event, ctx) => this.onBoundary(event.entries, ctx));
+		// One handler per boundary event: Pi projects the whole branch again after each handler of a boundary.
+		pi.on("turn_end", async (event, ctx) => {
+			const handed = await this.onBoundary(event.entries, ctx);
+			this.turnObserved(ctx);
+			return handed;
+		});
 		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
 		pi.on("tool_call", (event) => this.engine.toolCalled(event.toolName));
 		pi.on("session_before_compact", async (event, ctx) => {
@@ -115,6 +120,25 @@ export class FoldRuntime {
 			if (message.role !== "assistant" || !message.usage) return;
 			this.engine.usage(promptTokensOf(message.usage), message.usage.cacheRead ?? 0);
 		});
+	}
+
+	/** Called after each turn boundary (the footer's refresh), inside the runtime's own handler. */
+	private readonly turnObservers: ((ctx: ExtensionContext) => void)[] = [];
+
+	/** Run `observer` after every turn boundary the runtime handled (not a handler of its own: see `register`). */
+	afterTurn(observer: (ctx: ExtensionContext) => void): void {
+		this.turnObservers.push(observer);
+	}
+
+	/** UI work after a boundary must not cost the boundary its entries: a failure is reported, not thrown. */
+	private turnObserved(ctx: ExtensionContext): void {
+		for (const observer of this.turnObservers) {
+			try {
+				observer(ctx);
+			} catch (error) {
+				ctx.ui.notify(`${this.options.brandNoun}: refresh after the turn failed: ${String(error)}`, "error");
+			}
+		}
 	}
 
 	/** Rebuild everything from the active branch (start, resume, reload, tree navigation). */

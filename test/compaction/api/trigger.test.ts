@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
 	autoTrigger,
+	mayTrigger,
 	modelThresholdTokens,
 	type PressureInput,
 	shouldDeferThreshold,
@@ -19,6 +20,28 @@ describe("compaction triggers", () => {
 	it("stays out of the way without configured thresholds or reserve", () => {
 		expect(autoTrigger(pressure(99_000))).toBeUndefined();
 		expect(shouldDeferThreshold(pressure(10_000))).toBe(false);
+	});
+
+	it("says no rule can fire exactly when none fires at any size (the settled check skips measuring then)", () => {
+		const none = pressure(0);
+		expect(mayTrigger(none.settings, MODEL)).toBe(false);
+		for (const tokens of [1, 50_000, 99_999, 100_000, 1_000_000])
+			expect(autoTrigger({ ...none, tokens })).toBeUndefined();
+		const other = pressure(0, (s) => {
+			s.tokenThresholds["other/m"] = 10;
+		});
+		expect(mayTrigger(other.settings, MODEL)).toBe(false);
+		expect(autoTrigger({ ...other, tokens: 99_999 })).toBeUndefined();
+		const reserve = pressure(0, (s) => {
+			s.outputReserveTokens = 1;
+		});
+		expect(mayTrigger(reserve.settings, undefined)).toBe(true);
+		const ratio = pressure(0, (s) => {
+			s.thresholds["test/m"] = 0.5;
+		});
+		expect(mayTrigger(ratio.settings, MODEL)).toBe(true);
+		expect(mayTrigger(ratio.settings, undefined)).toBe(false);
+		expect(autoTrigger({ ...ratio, tokens: 50_000 })).toBe("ratio");
 	});
 
 	it("turns a percent threshold into a token limit of the model window, and a token threshold wins", () => {
