@@ -22,6 +22,11 @@ export interface SearchAsked {
 const integer = new Intl.NumberFormat("en-US");
 const plural = (count: number, one: string, many = `${one}s`) => `${integer.format(count)} ${count === 1 ? one : many}`;
 
+/** The model's label: the query, and "(regex)" when it is one (a literal is the default it asked for). */
+function modelQueryLabel(asked: SearchAsked): string {
+	return `${JSON.stringify(asked.query)}${asked.regex ? " (regex)" : ""}`;
+}
+
 function queryLabel(asked: SearchAsked): string {
 	return `${JSON.stringify(asked.query)} (${asked.regex ? "regular expression" : "literal"})`;
 }
@@ -84,7 +89,7 @@ export function searchResultText(result: SearchResult, asked: SearchAsked): stri
 	const last = result.offset + result.hits.length;
 	const shown = result.hits.length > 0 && result.hits.length < result.total ? ` (${first}–${last} shown)` : "";
 	const lines = [
-		`Search ${queryLabel(asked)}: ${countText(result)}${shown} in ${searchedText(result, true)}, sha256-verified; raw window entries not searched; window unchanged.`,
+		`Search ${modelQueryLabel(asked)}: ${countText(result)}${shown} in ${searchedText(result, true)}, sha256-verified; window unchanged.${result.total === 0 ? " Entries shown raw in the window are not searched." : ""}`,
 	];
 	result.hits.forEach((hit, index) => {
 		const call = JSON.stringify({ action: "peek", id: hit.id, offset: hit.peek.offset, bytes: hit.peek.bytes });

@@ -128,7 +128,9 @@ export function resultView(details: ToolDetails | undefined, text: string): Resu
 		return { line: `${code}: ${line}`, level: "error", body: whole ? [] : fullBody(reason) };
 	}
 	if (details.action === "search") {
-		const count = /\): ((?:no|at least [\d,]+|[\d,]+) hits?)/.exec(text)?.[1] ?? summaryLine(text).line;
+		const count =
+			/^Search "(?:[^"\\]|\\.)*"(?: \(regex\))?: ((?:no|at least [\d,]+|[\d,]+) hits?)/.exec(text)?.[1] ??
+			summaryLine(text).line;
 		return { line: `search: ${count}, sources sha256 verified`, level: "success", body: text.split("\n") };
 	}
 	const range = /Bytes (\d+)–(\d+) of (\d+)/.exec(text);

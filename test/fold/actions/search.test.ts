@@ -68,7 +68,7 @@ describe("search action", () => {
 		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S2:" });
 		expect(outcome.ok).toBe(true);
 		expect(outcome.change).toBeUndefined();
-		expect(outcome.text).toContain('Search "FACT S2:" (literal): 1 hit in 4 folds');
+		expect(outcome.text).toContain('Search "FACT S2:": 1 hit in 4 folds');
 		expect(outcome.text).toContain(`1. fold ${batches[1]} (tool batch inside ${consolidation}), entry `);
 		expect(outcome.text).toContain(`   ${fact(2)}`);
 		const call = peekCall(outcome.text);
@@ -187,7 +187,7 @@ describe("search action", () => {
 		const space = foldWorkspace(b.entries);
 		for (let stage = 1; stage <= 3; stage++) await fold(space, [`s${stage}`]);
 		const found = await searchAction(space.ws(), noEvidence, { query: "FACT S[23]: [0-9a-f]{12}", regex: true });
-		expect(found.text).toContain("(regular expression): 2 hits");
+		expect(found.text).toContain("(regex): 2 hits");
 		const refused = async (query: string): Promise<ActionOutcome> =>
 			searchAction(space.ws(), noEvidence, { query, regex: true });
 		expect(await refused("(unclosed")).toMatchObject({ ok: false, code: "invalid-query" });
