@@ -16,7 +16,7 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { estimateMessageTokens, PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import type { FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
-import type { WindowReading } from "../policy/budget.ts";
+import { rangeTokens, type WindowReading } from "../policy/budget.ts";
 import { BACKSTOP_OCCUPANCY } from "../policy/ladder.ts";
 
 /** What the next request holds now, and the budget it is served against (undefined: the window is unknown). */
@@ -66,10 +66,7 @@ export function expandRoom(
 			shown += entry ? rawTokens(entry) : 0;
 		} else shown += Math.ceil((childBrief(part.foldId)?.length ?? 0) / PI_CHARS_PER_TOKEN);
 	}
-	let now = 0;
-	if (reading.rangeTokens) now = reading.rangeTokens(span.start, span.end);
-	else for (let i = span.start; i < span.end; i++) now += reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
-	const added = Math.max(0, shown - now);
+	const added = Math.max(0, shown - rangeTokens(view, reading, span.start, span.end));
 	const after = reading.total + added;
 	const facts = { before: reading.total, after, budget, added };
 	if (after > budget) return { kind: "over", ...facts };

@@ -9,6 +9,7 @@ import type { SessionProjection } from "@earendil-works/pi-coding-agent";
 import type { RateCard } from "../../cost/rate-card.ts";
 import { longContextThreshold, ratesFor } from "../../cost/rate-card.ts";
 import { estimateMessageTokens, PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
+import type { BranchView } from "../lattice/units.ts";
 
 export interface BudgetFacts {
 	/** Estimated tokens of the current window (Pi's reading when it has one). */
@@ -77,6 +78,14 @@ export interface WindowReading {
 	 * reader keeps a running sum (the engine does); else sum `entryTokens`.
 	 */
 	rangeTokens?: (start: number, end: number) => number;
+}
+
+/** Tokens the entries at branch positions `[start, end)` show in the window now (the running sum when kept). */
+export function rangeTokens(view: BranchView, reading: WindowReading, start: number, end: number): number {
+	if (reading.rangeTokens) return reading.rangeTokens(start, end);
+	let total = 0;
+	for (let i = start; i < end; i++) total += reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
+	return total;
 }
 
 /** Estimates per message object: Pi's projection reuses an unedited entry's message, so most are hits. */

@@ -29,7 +29,7 @@ import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
 import type { FoldLattice } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
 import type { PendingMark } from "../state/state-schema.ts";
-import type { TokenPrices, WindowReading } from "./budget.ts";
+import { rangeTokens, type TokenPrices, type WindowReading } from "./budget.ts";
 import { deepSpans } from "./spans.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
@@ -108,14 +108,6 @@ export interface CommitDecision {
 	rewriteCost: number;
 	/** Price saved on each later request by not carrying the freed tokens. */
 	savingsPerRequest: number;
-}
-
-/** Tokens an entry range shows in the window now. */
-function rangeTokens(view: BranchView, reading: WindowReading, start: number, end: number): number {
-	if (reading.rangeTokens) return reading.rangeTokens(start, end);
-	let total = 0;
-	for (let i = start; i < end; i++) total += reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
-	return total;
 }
 
 /**
