@@ -123,6 +123,21 @@ export function spanHash(entries: readonly unknown[]): string {
 	return sha256Hex(canonicalSpanBytes(entries));
 }
 
+/** Entry ids of a span's canonical lines, in order ("" for a line that is not an entry with a string id). */
+export function spanEntryIds(text: string): string[] {
+	return text
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => {
+			try {
+				const id = (JSON.parse(line) as { id?: unknown }).id;
+				return typeof id === "string" ? id : "";
+			} catch {
+				return "";
+			}
+		});
+}
+
 /** True when `text` is a well-formed lowercase SHA-256 hex digest. */
 export function isSha256Hex(text: string): boolean {
 	return text.length === SHA256_HEX_LENGTH && /^[0-9a-f]+$/.test(text);

@@ -7,7 +7,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { canonicalSpanBytes, sha256Hex } from "../../session/canonical.ts";
+import { canonicalSpanBytes, spanEntryIds, spanHash } from "../../session/canonical.ts";
 import { type FoldRecord, type FoldRefusal, isRefusal, leafEntryIds, unknownFold } from "../lattice/records.ts";
 import { type BlobSlice, FoldIntegrityError, FoldStoreError, sliceBytes } from "../store/store.ts";
 import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "./workspace.ts";
@@ -52,7 +52,7 @@ export async function readSource(
 ): Promise<BlobSlice | ActionOutcome> {
 	try {
 		const entries = leafEntries(ws, record.id);
-		const logMatches = isRefusal(entries) ? undefined : sha256Hex(canonicalSpanBytes(entries)) === record.sourceHash;
+		const logMatches = isRefusal(entries) ? undefined : spanHash(entries) === record.sourceHash;
 		if (!(await ws.store.has(record.sourceHash))) {
 			if (isRefusal(entries)) return fromRefusal(entries);
 			if (!logMatches) return sessionChanged(ws, record);
@@ -81,17 +81,7 @@ function sourceMismatch(ws: FoldWorkspace, record: FoldRecord, bytes: Uint8Array
 	if (bytes.length !== record.sizes.sourceBytes)
 		return problem(`holds ${bytes.length} bytes where the record says ${record.sizes.sourceBytes}`);
 	if (isRefusal(expected)) return undefined;
-	const ids = new TextDecoder()
-		.decode(bytes)
-		.split("\n")
-		.filter((line) => line.length > 0)
-		.map((line) => {
-			try {
-				return String((JSON.parse(line) as { id?: unknown }).id);
-			} catch {
-				return "";
-			}
-		});
+	const ids = spanEntryIds(new TextDecoder().decode(bytes));
 	if (ids.length !== expected.length || ids.some((id, i) => id !== expected[i]))
 		return problem(
 			`holds entries ${ids.slice(0, 3).join(", ")}… where the record names ${expected.slice(0, 3).join(", ")}…`,

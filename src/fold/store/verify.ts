@@ -11,7 +11,7 @@ import { lstat, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { parseCompactionDetails } from "../../compaction/records/details.ts";
-import { canonicalSpanBytes, isSha256Hex, sha256Hex } from "../../session/canonical.ts";
+import { isSha256Hex, spanEntryIds, spanHash } from "../../session/canonical.ts";
 import { checkLattice, type LatticeDefectCode } from "../lattice/lattice-view.ts";
 import { type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords, leafEntryIds } from "../lattice/records.ts";
 import { analyzeBranch, type BranchView } from "../lattice/units.ts";
@@ -112,19 +112,10 @@ function rejectionReason(lattice: FoldLattice, record: FoldRecord): string {
 	return `fold record ${record.id} contradicts the other folds (overlap or bad nesting)`;
 }
 
-/** Entry ids of a blob's canonical lines, in order ("" for a line that is not an entry). */
-function blobEntryIds(text: string): string[] {
-	return text
-		.split("\n")
-		.filter(Boolean)
-		.map((line) => {
-			try {
-				const id = (JSON.parse(line) as { id?: unknown }).id;
-				return typeof id === "string" ? id : "";
-			} catch {
-				return "";
-			}
-		});
+/** SHA-256 of the branch's entries `ids` name, as a span; undefined when any of them is not on the branch. */
+function branchSpanHash(ids: readonly string[], view: BranchView): string | undefined {
+	const onBranch = ids.map((id) => view.entries[view.indexById.get(id) ?? -1]);
+	return onBranch.every((entry) => entry !== undefined) ? spanHash(onBranch) : undefined;
 }
 
 interface BlobContext {
@@ -146,16 +137,14 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 	const hash = record.sourceHash;
 	try {
 		if (!(await store.has(hash))) {
-			const onBranch = (leaves ?? []).map((id) => view.entries[view.indexById.get(id) ?? -1]);
-			if (leaves && onBranch.every((entry) => entry !== undefined) && sha256Hex(canonicalSpanBytes(onBranch)) === hash)
-				return "rebuildable";
+			if (leaves && branchSpanHash(leaves, view) === hash) return "rebuildable";
 			return {
 				kind: "blob-missing",
 				problem: `source blob ${store.locate(hash)} is missing and the log no longer holds bytes hashing to it`,
 			};
 		}
 		const blob = await store.read(hash);
-		const ids = blobEntryIds(blob.text);
+		const ids = spanEntryIds(blob.text);
 		if (leaves && ids.join("\n") !== leaves.join("\n")) {
 			const other = context.sharedWith ? ` (the blob of fold ${context.sharedWith})` : "";
 			return {
@@ -172,8 +161,7 @@ async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found>
 		if (!context.logMatches) {
 			// A log edited after folding and a record re-pointed at a forged blob look alike from the file; a blob of
 			// the log's current bytes in the store is a sign of the second.
-			const onBranch = (leaves ?? []).map((id) => view.entries[view.indexById.get(id) ?? -1]);
-			const logHash = onBranch.every((entry) => entry !== undefined) ? sha256Hex(canonicalSpanBytes(onBranch)) : "";
+			const logHash = branchSpanHash(leaves ?? [], view) ?? "";
 			const repointed =
 				logHash !== "" && (await store.has(logHash))
 					? `; the store also holds blob ${logHash} of the log's current bytes, so the record was most likely re-pointed`
@@ -200,11 +188,8 @@ function dissolvedBlobContext(lattice: FoldLattice, record: FoldRecord, view: Br
 	const withRecord = latticeFromRecords([...lattice.folds.values(), record]);
 	const leaves = isRefusal(withRecord) ? undefined : leafEntryIds(withRecord, record.id);
 	const ids = leaves === undefined || isRefusal(leaves) ? undefined : leaves;
-	const onBranch = ids?.map((id) => view.entries[view.indexById.get(id) ?? -1]);
-	const logMatches =
-		onBranch === undefined ||
-		onBranch.some((entry) => entry === undefined) ||
-		sha256Hex(canonicalSpanBytes(onBranch as SessionEntry[])) === record.sourceHash;
+	const logHash = ids === undefined ? undefined : branchSpanHash(ids, view);
+	const logMatches = logHash === undefined || logHash === record.sourceHash;
 	return { record, leaves: ids, view, logMatches, sharedWith: undefined };
 }
 
