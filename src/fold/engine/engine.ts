@@ -58,11 +58,11 @@ import {
 	observeUsage,
 	type RewriteCause,
 	type RewriteEvent,
-	sentDigests,
 } from "./instrument.ts";
 import { NextWindow } from "./next-window.ts";
 import { EntryQueue } from "./queue.ts";
 import { lostAnnouncements } from "./recovery.ts";
+import { RequestDigests } from "./request-digests.ts";
 import { freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
 import { strayBriefEntries } from "./stray-briefs.ts";
 
@@ -113,10 +113,8 @@ export class FoldEngine {
 	private lastDecision: CommitDecision | undefined;
 	/** Briefs prepared ahead of a commit (the model summarizer's); undefined: deterministic briefs. */
 	briefSource: ((cwd: string) => FoldOptions["briefSource"]) | undefined;
-	/** The last observed request's messages and their digests. */
-	private observed: { messages: readonly AgentMessage[]; digests: readonly string[] } | undefined;
-	/** pi-fold's own list for the request in flight, until `sent` observes what actually went out. */
-	private awaitingSent: { messages: readonly AgentMessage[]; digests: readonly string[] } | undefined;
+	/** Each request's digests (memoized), and pi-fold's own list until `sent` observes what went out. */
+	private readonly digests = new RequestDigests();
 
 	constructor(options: ResolvedOptions) {
 		this.options = options;
@@ -442,23 +440,6 @@ export class FoldEngine {
 		return firstDivergence(this.instrumentState.ownDigests, next) !== -1;
 	}
 
-	/**
-	 * Digests of a request's messages. Messages the last observed request
-	 * carried (the same objects, in the same places) keep their digests, so a
-	 * request that appends digests only what it appends.
-	 */
-	private digestsOf(messages: readonly AgentMessage[]): string[] {
-		const last = this.observed;
-		const digests: string[] = [];
-		let same = 0;
-		if (last)
-			while (same < messages.length && same < last.messages.length && messages[same] === last.messages[same]) same++;
-		for (let i = 0; i < messages.length; i++)
-			digests.push(i < same && last ? (last.digests[i] ?? "") : messageDigest(messages[i]));
-		this.observed = { messages: [...messages], digests };
-		return digests;
-	}
-
 	/** The request's messages as Pi builds them from the session (system messages excluded). */
 	requestMessages(): readonly AgentMessage[] {
 		return this.next.messages();
@@ -483,7 +464,7 @@ export class FoldEngine {
 		messages: readonly AgentMessage[] = this.next.messages(),
 		awaitSent = false,
 	): RequestOutcome {
-		this.awaitingSent = undefined;
+		this.digests.await(undefined);
 		const drafts = this.pendingDrafts();
 		const persisted = this.next.messages();
 		let preview: AgentMessage[] | undefined;
@@ -505,9 +486,9 @@ export class FoldEngine {
 		// pi-fold's own list: the preview, or Pi's projection (its objects' digests memoized) when nothing was
 		// previewed and no handler added or removed messages. Whether a handler changed one is `sent`'s question.
 		const own = !preview && messages.length === persisted.length ? persisted : sent;
-		const digests = this.digestsOf(own);
+		const digests = this.digests.of(own);
 		if (awaitSent) {
-			this.awaitingSent = { messages: own, digests };
+			this.digests.await({ messages: own, digests });
 			return { sent: preview, refused: undefined, rewrite: undefined, tokens };
 		}
 		const observed = observeRequest(this.instrumentState, own, digests);
@@ -522,11 +503,8 @@ export class FoldEngine {
 	 * rewrite from ours. Nothing when no request is awaiting (it was refused).
 	 */
 	sent(messages: readonly AgentMessage[]): RewriteEvent | undefined {
-		const own = this.awaitingSent;
-		if (!own) return undefined;
-		this.awaitingSent = undefined;
-		const digests = sentDigests(messages, own.messages, own.digests);
-		const observed = observeRequest(this.instrumentState, messages, digests, own.digests);
+		const observed = this.digests.sent(this.instrumentState, messages);
+		if (!observed) return undefined;
 		this.instrumentState = observed.state;
 		return observed.event;
 	}
