@@ -33,15 +33,14 @@ function codePointAt(text: string, index: number): { units: number; bytes: numbe
 	return { units: 1, bytes: 3 };
 }
 
-/** UTF-8 byte length of `text`. */
+/**
+ * UTF-8 byte length of `text`: the engine's own count (a lone surrogate is
+ * written as U+FFFD, three bytes). Native because it runs over every byte a
+ * fold or summary measures, and Pi loads this package through jiti, where a
+ * per-character loop calling imported helpers pays a binding getter per call.
+ */
 export function utf8ByteLength(text: string): number {
-	let bytes = 0;
-	for (let index = 0; index < text.length; ) {
-		const point = codePointAt(text, index);
-		bytes += point.bytes;
-		index += point.units;
-	}
-	return bytes;
+	return Buffer.byteLength(text, "utf8");
 }
 
 /** Number of Unicode code points ("characters") in `text`; a lone surrogate counts as one. */
@@ -53,34 +52,12 @@ export function codePointLength(text: string): number {
 
 /** True when `text` has no unpaired UTF-16 surrogate. */
 export function isWellFormedUtf16(text: string): boolean {
-	for (let index = 0; index < text.length; index++) {
-		const unit = text.charCodeAt(index);
-		if (isHighSurrogate(unit)) {
-			if (!isLowSurrogate(text.charCodeAt(index + 1))) return false;
-			index++;
-		} else if (isLowSurrogate(unit)) {
-			return false;
-		}
-	}
-	return true;
+	return text.isWellFormed();
 }
 
 /** Replace each unpaired surrogate with U+FFFD, which is what UTF-8 encoding would write anyway. */
 export function toWellFormedUtf16(text: string): string {
-	if (isWellFormedUtf16(text)) return text;
-	let out = "";
-	for (let index = 0; index < text.length; index++) {
-		const unit = text.charCodeAt(index);
-		if (isHighSurrogate(unit) && isLowSurrogate(text.charCodeAt(index + 1))) {
-			out += text.slice(index, index + 2);
-			index++;
-		} else if (isHighSurrogate(unit) || isLowSurrogate(unit)) {
-			out += "\ufffd";
-		} else {
-			out += text[index];
-		}
-	}
-	return out;
+	return text.toWellFormed();
 }
 
 /** A whole-code-point prefix of `text` within both limits, and the UTF-8 bytes it leaves out. */

@@ -58,31 +58,65 @@ export type SummaryFailure = "error" | "timeout" | "empty" | "oversize" | "tool-
 
 export type SummaryVerdict = { ok: true; text: string } | { ok: false; reason: SummaryFailure; detail?: string };
 
-/** One bounded line per context entry, in order. */
-function excerptLines(entries: readonly SessionEntry[]): string[] {
-	const lines: string[] = [];
-	const add = (label: string, text: string) => {
+/** One entry's bounded excerpt line, or undefined when it shows nothing the model could use. */
+function excerptLine(entry: SessionEntry): string | undefined {
+	const line = (label: string, text: string) => {
 		const body = boundedOneLine(text, SUMMARIZER_EXCERPT_BYTES);
-		if (body) lines.push(`[${label}] ${body}`);
+		return body ? `[${label}] ${body}` : undefined;
 	};
-	for (const entry of entries) {
-		if (entry.type === "custom_message") add(`note ${entry.customType}`, contentText(entry.content));
-		if (entry.type !== "message") continue;
-		const message = entry.message;
-		if (message.role === "user") add("user", contentText(message.content));
-		else if (message.role === "assistant") {
-			const text = contentText(message.content);
-			const calls = message.content.flatMap((part) =>
-				part.type === "toolCall" ? [`${part.name} ${JSON.stringify(part.arguments)}`] : [],
-			);
-			add("assistant", [text, ...calls.map((call) => `→ ${call}`)].filter(Boolean).join(" "));
-		} else if (message.role === "toolResult") {
-			add(`result ${message.toolName}${message.isError ? " error" : ""}`, contentText(message.content));
-		} else if (message.role === "bashExecution") {
-			add(`!${message.command}`, `exit ${message.exitCode ?? "?"}: ${message.output}`);
+	if (entry.type === "custom_message") return line(`note ${entry.customType}`, contentText(entry.content));
+	if (entry.type !== "message") return undefined;
+	const message = entry.message;
+	if (message.role === "user") return line("user", contentText(message.content));
+	if (message.role === "assistant") {
+		const text = contentText(message.content);
+		const calls = message.content.flatMap((part) =>
+			part.type === "toolCall" ? [`${part.name} ${JSON.stringify(part.arguments)}`] : [],
+		);
+		return line("assistant", [text, ...calls.map((call) => `→ ${call}`)].filter(Boolean).join(" "));
+	}
+	if (message.role === "toolResult")
+		return line(`result ${message.toolName}${message.isError ? " error" : ""}`, contentText(message.content));
+	if (message.role === "bashExecution")
+		return line(`!${message.command}`, `exit ${message.exitCode ?? "?"}: ${message.output}`);
+	return undefined;
+}
+
+/**
+ * Excerpt lines within `maxBytes`, head and tail kept, read from both ends
+ * inward: only the entries that can show are rendered, so the cost of a
+ * request over a long span (a consolidation of a whole session) is bounded
+ * by what the request carries, not by the span.
+ */
+function excerptLines(entries: readonly SessionEntry[], maxBytes: number): string[] {
+	const size = (line: string) => utf8ByteLength(line) + 1;
+	const head: string[] = [];
+	const tail: string[] = [];
+	let used = OMISSION_LINE_BYTES;
+	let front = 0;
+	let back = entries.length - 1;
+	let headEntries = 0;
+	let tailEntries = 0;
+	while (front <= back) {
+		const takeFront = head.length <= tail.length;
+		const entry = entries[takeFront ? front : back];
+		const line = entry ? excerptLine(entry) : undefined;
+		if (line !== undefined && used + size(line) > maxBytes) break;
+		if (takeFront) front++;
+		else back--;
+		if (line === undefined) continue;
+		used += size(line);
+		if (takeFront) {
+			head.push(line);
+			headEntries = front;
+		} else {
+			tail.unshift(line);
+			tailEntries = entries.length - 1 - back;
 		}
 	}
-	return lines;
+	if (front > back) return [...head, ...tail];
+	const omitted = entries.length - headEntries - tailEntries;
+	return [...head, `… ${omitted} entries omitted …`, ...tail];
 }
 
 /** The facts block: the extractor's fields, one line each. */
@@ -111,13 +145,16 @@ function factLines(facts: SpanFacts): string[] {
 	return lines;
 }
 
+/** Room kept for the "… N entries omitted …" line a cut leaves. */
+const OMISSION_LINE_BYTES = 64;
+
 /** Join lines until `maxBytes`, keeping the head and the tail and saying how many were left out between them. */
 export function headAndTail(lines: readonly string[], maxBytes: number): string[] {
 	const size = (line: string) => utf8ByteLength(line) + 1;
 	if (lines.reduce((total, line) => total + size(line), 0) <= maxBytes) return [...lines];
 	const head: string[] = [];
 	const tail: string[] = [];
-	let used = 64; // room for the omission line
+	let used = OMISSION_LINE_BYTES;
 	let front = 0;
 	let back = lines.length - 1;
 	while (front <= back) {
@@ -138,7 +175,7 @@ export function summaryRequestText(kind: FoldKind, entries: readonly SessionEntr
 	const head = [`Fold: ${KIND_LABELS[kind].toLowerCase()} of ${entries.length} entries.`, "Facts:", ...facts];
 	const headText = head.join("\n");
 	const room = SUMMARIZER_SPAN_MAX_BYTES - utf8ByteLength(headText) - 64;
-	const excerpts = headAndTail(excerptLines(entries), Math.max(0, room));
+	const excerpts = excerptLines(entries, Math.max(0, room));
 	return `${headText}\nTranscript excerpts:\n${excerpts.join("\n")}`;
 }
 
