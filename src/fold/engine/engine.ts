@@ -111,6 +111,14 @@ export class FoldEngine {
 	readonly counters: EngineCounters = { lastCommit: undefined, commits: 0, cancelledCompactions: 0, fenceRefusals: 0 };
 	/** The ladder's last decision (for status: why a boundary did not commit). */
 	private lastDecision: CommitDecision | undefined;
+	/**
+	 * A change was applied since the ladder last decided (its own commit, an
+	 * action, a threshold commit). Without one, the settle boundary after a
+	 * run's last turn would decide exactly what that turn's boundary did, from
+	 * the same branch and state, so it is skipped: a boundary listener costs
+	 * Pi a projection of the whole branch before and after each handler.
+	 */
+	private changedSinceDecision = true;
 	/** Briefs prepared ahead of a commit (the model summarizer's); undefined: deterministic briefs. */
 	briefSource: ((cwd: string) => FoldOptions["briefSource"]) | undefined;
 	/** Each request's digests (memoized), and pi-fold's own list until `sent` observes what went out. */
@@ -137,6 +145,7 @@ export class FoldEngine {
 		this.otherWriterId = undefined;
 		this.counters.lastCommit = lastCommitOn(branch, prefix);
 		this.lastDecision = undefined;
+		this.changedSinceDecision = true;
 		this.replaceBranch(branch);
 		// A brief whose record was skipped on load (or rejected with it: a fold naming a skipped child) goes back to
 		// raw: it must not advertise an id peek and expand do not answer.
@@ -285,6 +294,7 @@ export class FoldEngine {
 		const ops = baselines ? [...change.ops, baselines] : change.ops;
 		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, ops, commit);
 		this.state = plan.state;
+		this.changedSinceDecision = true;
 		this.noteManaged(change.records);
 		for (const cause of change.causes) this.causes.add(cause);
 		this.queued.push(...plan.entries);
@@ -331,7 +341,13 @@ export class FoldEngine {
 			briefSource: this.briefSource?.(host.cwd),
 		});
 		this.lastDecision = plan.kind === "off" ? this.lastDecision : plan.decision;
+		if (plan.kind !== "off") this.changedSinceDecision = false;
 		return plan;
+	}
+
+	/** Whether the boundary before a run settles can decide anything new (see `changedSinceDecision`). */
+	settleBoundaryWanted(): boolean {
+		return this.changedSinceDecision;
 	}
 
 	/** Apply a planned commit; returns whether it created folds and what the ladder may propose next. */

@@ -122,7 +122,7 @@ export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[]
 		const host = options.hostFor(upcoming ?? lastAssistant);
 		boundary(host);
 		if (!runContinues(recorded, index + 1)) {
-			boundary(host);
+			if (options.decide !== "ladder" || engine.settleBoundaryWanted()) boundary(host);
 			engine.reconcile();
 			persist(engine.takeQueued(), []);
 		}

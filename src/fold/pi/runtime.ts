@@ -95,17 +95,20 @@ export class FoldRuntime {
 		// One handler per boundary event: Pi projects the whole branch again after each handler of a boundary.
 		pi.on("turn_end", async (event, ctx) => {
 			const handed = await this.onBoundary(event.entries, ctx);
+			this.listenAtSettle();
 			this.turnObserved(ctx);
 			return handed;
 		});
-		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		this.listenAtSettle();
 		pi.on("tool_call", (event) => this.engine.toolCalled(event.toolName));
 		pi.on("session_before_compact", async (event, ctx) => {
 			if (event.reason !== "threshold" || !ctx.model) return undefined;
 			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
 			this.reserveTokens = event.preparation.settings.reserveTokens;
 			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
-			if (!(await this.autoCommit(ctx, "threshold", line))) return undefined;
+			const folded = await this.autoCommit(ctx, "threshold", line);
+			this.listenAtSettle();
+			if (!folded) return undefined;
 			this.engine.cancelledCompaction();
 			return { cancel: true };
 		});
@@ -120,6 +123,28 @@ export class FoldRuntime {
 			if (message.role !== "assistant" || !message.usage) return;
 			this.engine.usage(promptTokensOf(message.usage), message.usage.cacheRead ?? 0);
 		});
+	}
+
+	/** Unsubscribes the settle boundary's handler while it is registered. */
+	private settleListener: (() => void) | undefined;
+
+	/**
+	 * Listen at the boundary before a run settles only while it can decide
+	 * something the last turn's boundary did not (the engine's
+	 * `settleBoundaryWanted`): Pi builds a projection of the whole branch
+	 * before and after each boundary handler, and once more at settle, so an
+	 * idle listener costs every run three of them. It hands over a commit made
+	 * after the last turn (a threshold commit, an action) and lets the ladder
+	 * follow up its own commit (a consolidation the new folds make eligible).
+	 */
+	private listenAtSettle(): void {
+		const wanted = this.engine.settleBoundaryWanted();
+		if (wanted && !this.settleListener)
+			this.settleListener = this.pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		else if (!wanted && this.settleListener) {
+			this.settleListener();
+			this.settleListener = undefined;
+		}
 	}
 
 	/** Called after each turn boundary (the footer's refresh), inside the runtime's own handler. */
@@ -146,6 +171,7 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.engine.reset(manager.getBranch(), store);
+		this.listenAtSettle();
 		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
 		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
@@ -251,6 +277,7 @@ export class FoldRuntime {
 	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
 		this.sync(ctx);
 		this.engine.apply(outcome);
+		this.listenAtSettle();
 		if (ctx.isIdle()) this.flushQueued();
 	}
 
