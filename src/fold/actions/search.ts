@@ -34,11 +34,18 @@ export const SEARCH_BATCH_BYTES = 8 * 1024 * 1024;
 export const SEARCH_REGEX_BUDGET_MS = 2_000;
 /** Characters of context around a hit (the match itself included), cut at the stored text's line breaks. */
 export const SEARCH_CONTEXT_CHARS = 160;
-/** Characters of context kept before the match. */
+/**
+ * A small source gets less context: at most one character per this many of its bytes (and never less than
+ * SEARCH_CONTEXT_MIN_CHARS), so a hit in a short result never costs the model more than reading that result.
+ */
+export const SEARCH_CONTEXT_SHARE = 8;
+/** Least context around a hit in a small source (the match itself is always shown, up to SEARCH_CONTEXT_CHARS). */
+export const SEARCH_CONTEXT_MIN_CHARS = 40;
+/** Characters of context kept before the match (at most half the room the match leaves). */
 const CONTEXT_BEFORE_CHARS = 60;
 /** The peek a hit spells out starts this many bytes before the match… */
 export const SEARCH_PEEK_BEFORE = 300;
-/** …and reads this many bytes after it. */
+/** …and reads this many bytes after it; a source no larger than that slice is read whole instead. */
 export const SEARCH_PEEK_AFTER = 700;
 
 /** Verified bytes, or why they could not be read. */
@@ -127,19 +134,40 @@ function lineStarts(bytes: Uint8Array): number[] {
 	return starts;
 }
 
-/** The match with up to SEARCH_CONTEXT_CHARS around it, within one stored text line (JSON writes a line break as "\n"). */
-export function contextLine(line: string, index: number, length: number): string {
+/** Characters of context a hit in a source of `totalBytes` shows: SEARCH_CONTEXT_CHARS, less for a small source. */
+function contextChars(totalBytes: number): number {
+	return Math.max(
+		SEARCH_CONTEXT_MIN_CHARS,
+		Math.min(SEARCH_CONTEXT_CHARS, Math.floor(totalBytes / SEARCH_CONTEXT_SHARE)),
+	);
+}
+
+/**
+ * The match with up to `chars` (at most SEARCH_CONTEXT_CHARS) around it, within one stored text line (JSON writes a
+ * line break as "\n"). The match itself is shown up to SEARCH_CONTEXT_CHARS whatever `chars` is.
+ */
+export function contextLine(line: string, index: number, length: number, chars = SEARCH_CONTEXT_CHARS): string {
 	const shown = Math.min(length, SEARCH_CONTEXT_CHARS);
-	const room = SEARCH_CONTEXT_CHARS - shown;
+	const room = Math.max(0, Math.min(chars, SEARCH_CONTEXT_CHARS) - shown);
 	const breakBefore = index > 0 ? line.lastIndexOf("\\n", index - 1) : -1;
 	const lineStart = breakBefore === -1 ? 0 : breakBefore + 2;
-	const start = Math.max(lineStart, index - Math.min(CONTEXT_BEFORE_CHARS, room));
+	const start = Math.max(lineStart, index - Math.min(CONTEXT_BEFORE_CHARS, Math.floor(room / 2)));
 	const breakAfter = line.indexOf("\\n", index + length);
 	const lineEnd = breakAfter === -1 ? line.length : breakAfter;
 	const end = Math.min(lineEnd, index + length + room - (index - start));
 	const head = `${start > lineStart ? "…" : ""}${line.slice(start, index)}`;
 	if (shown < length) return `${head}${line.slice(index, index + shown)}…`;
 	return `${head}${line.slice(index, end)}${end < lineEnd ? "…" : ""}`;
+}
+
+/**
+ * The slice a hit's peek reads: SEARCH_PEEK_BEFORE bytes before the match to SEARCH_PEEK_AFTER after it, or the
+ * whole source when it is no larger than that (the model then reads all of a small result in the one call).
+ */
+function peekSlice(offset: number, length: number, totalBytes: number): { offset: number; bytes: number } {
+	if (totalBytes <= SEARCH_PEEK_BEFORE + length + SEARCH_PEEK_AFTER) return { offset: 0, bytes: totalBytes };
+	const start = Math.max(0, offset - SEARCH_PEEK_BEFORE);
+	return { offset: start, bytes: Math.min(totalBytes - start, offset - start + length + SEARCH_PEEK_AFTER) };
 }
 
 function toHit(
@@ -152,18 +180,14 @@ function toHit(
 	const line = lines[lineIndex] ?? "";
 	const offset = (starts[lineIndex] ?? 0) + utf8ByteLength(line.slice(0, index));
 	const bytes = utf8ByteLength(line.slice(index, index + length));
-	const peekStart = Math.max(0, offset - SEARCH_PEEK_BEFORE);
-	const peek = {
-		offset: peekStart,
-		bytes: Math.min(totalBytes - peekStart, offset - peekStart + bytes + SEARCH_PEEK_AFTER),
-	};
+	const peek = peekSlice(offset, bytes, totalBytes);
 	const base = {
 		source: source.kind,
 		id: source.id,
 		offset,
 		length: bytes,
 		totalBytes,
-		context: contextLine(line, index, length),
+		context: contextLine(line, index, length, contextChars(totalBytes)),
 		peek,
 	};
 	if (source.kind === "fold") {
