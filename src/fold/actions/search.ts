@@ -9,7 +9,9 @@
  * Each fold searches only the lines it owns directly; a line inside a child
  * fold is searched in the child's own (verified) source, so every hit names
  * the innermost fold holding it, with the byte offset in that fold's source
- * and the `peek` slice that reads around it. A compacted entry or an
+ * and the `peek` slice that reads around it. Text the shell marks hidden
+ * (echoes of text found in its original) is never matched, though it stays
+ * in the source and its offsets. A compacted entry or an
  * evidence artifact is one source of its own. Sources are read in
  * transcript order until `SEARCH_MAX_SCAN_BYTES`; a reader's failure (a
  * blob whose hash fails, an edited log) is listed with its code, never
@@ -51,8 +53,14 @@ export const SEARCH_PEEK_AFTER = 700;
 /** Verified bytes, or why they could not be read. */
 export type SourceBytes = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
 
+/**
+ * Text search leaves out of an entry: all of it (`true`), or each occurrence of these exact substrings of its
+ * canonical JSON line. The shell names what echoes text found in its original (see search-action.ts).
+ */
+export type Hidden = true | readonly string[];
+
 /** Who owns one line of a fold's source: an entry of its own, or a child fold (searched on its own). */
-export type LineOwner = { entryId: string; order: number; what: string } | { child: string };
+export type LineOwner = { entryId: string; order: number; what: string; hidden?: Hidden } | { child: string };
 
 export type SearchSource =
 	| {
@@ -64,7 +72,7 @@ export type SearchSource =
 			lines: readonly LineOwner[];
 			read(): Promise<SourceBytes>;
 	  }
-	| { kind: "entry"; id: string; order: number; what: string; read(): Promise<SourceBytes> }
+	| { kind: "entry"; id: string; order: number; what: string; hidden?: readonly string[]; read(): Promise<SourceBytes> }
 	| { kind: "evidence"; id: string; order: number; read(): Promise<SourceBytes> };
 
 export interface SearchHit {
@@ -205,12 +213,24 @@ function toHit(
 	return { ...base, order: source.order };
 }
 
-/** The lines a source searches: a fold's own lines only (a child's lines become empty strings). */
+/**
+ * A line with each occurrence of the hidden substrings overwritten by NUL characters of the same UTF-16 length, so
+ * nothing there matches and every other match keeps its index in the stored line.
+ */
+function withHidden(line: string, hidden: Hidden | undefined): string {
+	if (hidden === true) return "";
+	let shown = line;
+	for (const text of hidden ?? []) if (text.length > 0) shown = shown.replaceAll(text, "\0".repeat(text.length));
+	return shown;
+}
+
+/** The lines a source searches: a fold's own lines only (a child's lines become empty strings), hidden text left out. */
 function searchable(source: SearchSource, lines: string[]): string[] {
-	if (source.kind !== "fold") return lines;
+	if (source.kind === "evidence") return lines;
+	if (source.kind === "entry") return source.hidden ? lines.map((line) => withHidden(line, source.hidden)) : lines;
 	return lines.map((line, index) => {
 		const owner = source.lines[index];
-		return owner && "entryId" in owner ? line : "";
+		return owner && "entryId" in owner ? withHidden(line, owner.hidden) : "";
 	});
 }
 

@@ -16,6 +16,8 @@ import { listChildren } from "../../../src/fold/actions/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
 import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../../src/fold/actions/search-action.ts";
 import type { ActionOutcome } from "../../../src/fold/actions/workspace.ts";
+import { leafEntryIds } from "../../../src/fold/lattice/records.ts";
+import { DEFAULT_ENTRY_TYPE_PREFIX } from "../../../src/fold/options.ts";
 import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";
 import { canonicalBytes, sha256Hex } from "../../../src/session/canonical.ts";
 import { sourceHashesOf } from "../../../src/session/records/source-hashes.ts";
@@ -201,6 +203,43 @@ describe("search action", () => {
 		const whole = await peekFold(space.ws(), small);
 		expect(whole.text).toContain(`Bytes 0–${size} of ${size},`);
 		expect(whole.text).toContain("This is the end of the source.");
+	});
+
+	it("leaves out what only echoes a fact (the context tool's calls and results, pi-fold's records), so a repeated search finds it once", async () => {
+		const b = stagedBranch(2);
+		// An earlier lookup of the same fact: the model's words and its search call, the result, pi-fold's record of it.
+		const first = b.calls([{ id: "q1", name: "active_context", args: { action: "search", query: "FACT S2:" } }], {
+			text: "Where was FACT S2: again?",
+		});
+		b.result(
+			"q1",
+			"active_context",
+			`Search "FACT S2:": 1 hit in 2 folds, sha256-verified; window unchanged.\n   ${fact(2)}`,
+		);
+		appendLinked(b.entries, "rec", {
+			type: "custom",
+			customType: `${DEFAULT_ENTRY_TYPE_PREFIX}:fold`,
+			data: { brief: "Searches: FACT S2:" },
+		});
+		// Another tool's call naming the text is searched as usual.
+		b.tool({ id: "r", name: "read", args: { path: "FACT S2: notes" } }, "notes");
+		const last = b.entries.at(-1)?.id ?? "";
+		b.assistant("done");
+		const space = foldWorkspace(b.entries);
+		await fold(space, ["s2"]);
+		const lookup = await fold(space, [first, last]);
+		const folded = leafEntryIds(space.ws().lattice, lookup);
+		expect(folded).toEqual(expect.arrayContaining(["rec", first, last]));
+		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S2:" });
+		expect(outcome.text.split("\n")[0]).toBe(
+			'Search "FACT S2:": 3 hits in 2 folds, sha256-verified; window unchanged.',
+		);
+		const contexts = outcome.text.split("\n").filter((line) => line.startsWith("   "));
+		expect(contexts.map((line) => line.trim())).toEqual([
+			fact(2),
+			expect.stringContaining('"text":"Where was FACT S2: again?"'),
+			expect.stringContaining('"path":"FACT S2: notes"'),
+		]);
 	});
 
 	it("pages hits in transcript order and spells out the next page", async () => {
