@@ -38,7 +38,7 @@ export const SEARCH_REGEX_BUDGET_MS = 2_000;
 export const SEARCH_CONTEXT_CHARS = 160;
 /**
  * A small source gets less context: at most one character per this many of its bytes (and never less than
- * SEARCH_CONTEXT_MIN_CHARS), so a hit in a short result never costs the model more than reading that result.
+ * SEARCH_CONTEXT_MIN_CHARS), so a hit in a short result stays small next to reading that result.
  */
 export const SEARCH_CONTEXT_SHARE = 8;
 /** Least context around a hit in a small source (the match itself is always shown, up to SEARCH_CONTEXT_CHARS). */
@@ -278,8 +278,14 @@ export async function searchSources(input: SearchInput): Promise<SearchResult> {
 		const scan = input.matcher.scan(lines, SEARCH_COUNT_MAX, SEARCH_COUNT_MAX - total, deadline - now());
 		if (scan.timedOut) timedOut = true;
 		else {
-			total += scan.total;
-			collectHits(batch, scan.matches, found);
+			// A regular expression can match the characters that blank hidden text ("[^a]"); such a match is no hit.
+			const stored = batch.flatMap((pending) => pending.lines);
+			const shown = scan.matches.filter(
+				([line, index, length]) =>
+					lines[line]?.slice(index, index + length) === stored[line]?.slice(index, index + length),
+			);
+			total += scan.total - (scan.matches.length - shown.length);
+			collectHits(batch, shown, found);
 		}
 		batch = [];
 		batchBytes = 0;

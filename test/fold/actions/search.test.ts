@@ -240,6 +240,11 @@ describe("search action", () => {
 			expect.stringContaining('"text":"Where was FACT S2: again?"'),
 			expect.stringContaining('"path":"FACT S2: notes"'),
 		]);
+		// Whatever a regular expression matches, hidden text yields no hit (it is blanked before matching).
+		const blanks = await searchAction(space.ws(), noEvidence, { query: "\\x00+", regex: true });
+		expect(blanks.text).toContain("(regex): no hits");
+		const quoted = await searchAction(space.ws(), noEvidence, { query: '"query":"FACT S\\d:"', regex: true });
+		expect(quoted.text).toContain("(regex): no hits");
 	});
 
 	it("pages hits in transcript order and spells out the next page", async () => {
