@@ -33,7 +33,7 @@ import {
 	messageText,
 	moreCall,
 	readingTexts,
-	slicePeekCall,
+	spelledPeekCall,
 	visibleFact,
 } from "./reader.ts";
 import {
@@ -87,7 +87,7 @@ interface OpenProbe {
 
 type MainCall =
 	| { kind: "stage"; id: string; stage: number }
-	| { kind: "context"; id: string; probe: OpenProbe; readId?: string }
+	| { kind: "context"; id: string; probe: OpenProbe; readId?: string; searched?: boolean }
 	| { kind: "reread"; id: string; probe: OpenProbe };
 
 export interface AgentState {
@@ -294,7 +294,13 @@ function contextCall(
 	return {
 		state: {
 			...next,
-			main: { kind: "context", id, probe: open, ...(readId ? { readId } : {}) },
+			main: {
+				kind: "context",
+				id,
+				probe: open,
+				...(readId ? { readId } : {}),
+				...(args.action === "search" ? { searched: true } : {}),
+			},
 			foldCallId: undefined,
 		},
 		reply: { toolCalls: [{ id, name: tool, arguments: args }] },
@@ -310,7 +316,13 @@ function reread(state: AgentState, probe: OpenProbe): Step {
 }
 
 /** After a context call: answer from it, follow a call it spells out, or look elsewhere. */
-function continueProbe(state: AgentState, body: WireRequestBody, probe: OpenProbe, result: string): Step {
+function continueProbe(
+	state: AgentState,
+	body: WireRequestBody,
+	probe: OpenProbe,
+	result: string,
+	fromSearch: boolean,
+): Step {
 	const messages = body.messages;
 	const open = { ...probe, chars: probe.chars + result.length };
 	const current = { ...state, contextChars: state.contextChars + result.length };
@@ -326,7 +338,7 @@ function continueProbe(state: AgentState, body: WireRequestBody, probe: OpenProb
 	const shape = foldIdShape(readingTexts(messages), tool.name);
 	const lead = shape ? findLead([result], probe.target, shape, new Set(open.read)) : undefined;
 	if (lead?.exact) return navigate(current, body, open, [result]);
-	const spelled = slicePeekCall(result, tool.name) ?? moreCall(result, tool.name);
+	const spelled = spelledPeekCall(result, tool.name, fromSearch) ?? moreCall(result, tool.name);
 	const key = spelled ? JSON.stringify(spelled) : "";
 	if (spelled && !open.read.includes(key))
 		return contextCall(current, tool.name, { ...open, read: [...open.read, key] }, spelled);
@@ -359,7 +371,7 @@ export function agentStep(state: AgentState, body: WireRequestBody): Step {
 			return resolveProbe(current, body, probe);
 		}
 		case "context":
-			return continueProbe(current, body, main.probe, result);
+			return continueProbe(current, body, main.probe, result, main.searched === true);
 		case "reread": {
 			current = { ...current, rereads: current.rereads + 1, rereadBytes: current.rereadBytes + result.length };
 			return answered(current, body, main.probe, "re-read", factIn(result, main.probe.target));

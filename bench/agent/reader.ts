@@ -202,8 +202,12 @@ export function moreCall(text: string, tool: string): Record<string, unknown> | 
 	return spelledCalls(text, tool).find((call) => /\bmore\b/i.test(call.lead))?.args;
 }
 
-/** The first peek call a result spells out that reads a slice (a search hit's "read it" call). */
-export function slicePeekCall(text: string, tool: string): Record<string, unknown> | undefined {
-	return spelledCalls(text, tool).find((call) => call.args.action === "peek" && typeof call.args.offset === "number")
-		?.args;
+/**
+ * The first peek call a result spells out: in the result of a search the agent asked for, any (a hit's call,
+ * which may read a small source whole); elsewhere one that reads a slice (the next page of a peek or listing).
+ */
+export function spelledPeekCall(text: string, tool: string, fromSearch: boolean): Record<string, unknown> | undefined {
+	return spelledCalls(text, tool).find(
+		(call) => call.args.action === "peek" && (fromSearch || typeof call.args.offset === "number"),
+	)?.args;
 }

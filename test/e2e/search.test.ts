@@ -59,7 +59,7 @@ function lookupAgent(log: { key: string; calls: { action: string; args: Record<s
 			return callTools([{ id: `search_${++counter}`, name: "active_context", arguments: args }]);
 		}
 		if (last?.role === "tool" && String(last.tool_call_id).startsWith("search_")) {
-			const call = /Read it: active_context (\{.*\})$/m.exec(text(last))?.[1];
+			const call = /^1\. .*?, byte \d+: active_context (\{.*\})$/m.exec(text(last))?.[1];
 			if (!call) return say(`No hit to read: ${text(last).slice(0, 300)}`);
 			const args = JSON.parse(call) as Record<string, unknown>;
 			log.at(-1)?.calls.push({ action: "peek", args });
@@ -174,6 +174,14 @@ describe("search in the real Pi CLI", () => {
 		};
 		const searchText = (n: number) => resultOf(`search_${2 * n + 1}`);
 		const peekText = (n: number) => resultOf(`peek_${2 * n + 2}`);
+		const stageResult = (callId: string) =>
+			entries.find(
+				(entry) =>
+					entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === callId,
+			) as SessionEntry;
+		// A hit in a folded stage names the result entry holding it; the peek call after it names the fold.
+		const foldedHit = (callId: string) =>
+			new RegExp(`^1\\. entry ${stageResult(callId).id} \\(repo_stage result\\), byte \\d+: `, "m");
 
 		// 1. A folded tool batch: the hit names it, and the peek reads its exact source.
 		const foldSource = (id: string) =>
@@ -182,14 +190,14 @@ describe("search in the real Pi CLI", () => {
 			{
 				n: 0,
 				fact: stageFact(1),
-				where: new RegExp(`^1\\. fold ${single?.id} \\(tool batch\\)`, "m"),
+				where: foldedHit("call_s1"),
 				bytes: foldSource(single?.id ?? ""),
 				id: single?.id ?? "",
 			},
 			{
 				n: 1,
 				fact: stageFact(3),
-				where: new RegExp(`^1\\. fold ${third?.id} \\(tool batch inside ${consolidation?.id}\\)`, "m"),
+				where: foldedHit("call_s3"),
 				bytes: foldSource(third?.id ?? ""),
 				id: third?.id ?? "",
 			},
@@ -204,15 +212,12 @@ describe("search in the real Pi CLI", () => {
 		checks.push({
 			n: 2,
 			fact: DOCS_FACT,
-			where: /^1\. evidence evidence:[0-9a-f]{64}, byte /m,
+			where: /^1\. evidence artifact, byte \d+: /m,
 			bytes: artifactBytes,
 			id: `evidence:${sha256Hex(artifactBytes)}`,
 		});
 		// 3. A compacted stage result: its canonical entry bytes.
-		const stage4 = entries.find(
-			(entry) =>
-				entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === "call_s4",
-		) as SessionEntry;
+		const stage4 = stageResult("call_s4");
 		// Before Pi compacts, the ladder folds what it can (a deep span); a fact inside such a fold is read from the
 		// fold, the innermost holder, whether or not the compaction also covered it. Otherwise it is a compacted entry.
 		const allRecords = foldRecords(readSessionFile(onlySessionFile(sandbox)));
@@ -224,14 +229,14 @@ describe("search in the real Pi CLI", () => {
 				? {
 						n: 3,
 						fact: stageFact(4),
-						where: new RegExp(`^1\\. fold ${innermost.id} \\(`, "m"),
+						where: foldedHit("call_s4"),
 						bytes: canonicalSpanBytes(leafIds(allRecords, innermost.id).map((leaf) => byId.get(leaf) as SessionEntry)),
 						id: innermost.id,
 					}
 				: {
 						n: 3,
 						fact: stageFact(4),
-						where: new RegExp(`^1\\. compacted entry ${stage4.id} \\(repo_stage result\\)`, "m"),
+						where: /^1\. compacted repo_stage result, byte \d+: /m,
 						bytes: canonicalBytes(stage4),
 						id: stage4.id,
 					},
@@ -245,7 +250,8 @@ describe("search in the real Pi CLI", () => {
 			const read = peekParts(peekText(check.n));
 			expect(read.hash).toBe(sha256Hex(check.bytes));
 			expect(read.total).toBe(check.bytes.length);
-			expect(read.start).toBe(peekArgs?.offset);
+			// A hit's peek reads a slice around it, or (no offset) a small source whole.
+			expect(read.start).toBe(peekArgs?.offset ?? 0);
 			expect(read.slice).toBe(new TextDecoder().decode(check.bytes.slice(read.start, read.end)));
 			expect(read.slice).toContain(check.fact);
 		}

@@ -4,18 +4,23 @@
  * owns; the entries compaction summaries cover; the session's evidence
  * artifacts), hands them to the pure search (`search.ts`) with readers that
  * verify every byte (the fold store's read, recall's hash checks, the
- * evidence store's read), and words the result. Reads only: nothing is
+ * evidence store's read), and words the result. Text that only echoes what
+ * its original holds (the context tool's own calls and results, pi-fold's
+ * records) is read and verified but not matched. Reads only: nothing is
  * persisted and the window does not change.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { compactedEntryIds, recall, recordedHashes } from "../../compaction/records/recall.ts";
+import { canonicalJson } from "../../session/canonical.ts";
 import { contentText } from "../../text/lines.ts";
 import { compileMatcher } from "../../text/matcher.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { isRefusal, leafEntryIds } from "../lattice/records.ts";
+import type { ResolvedOptions } from "../options.ts";
 import { EVIDENCE_ADDRESS_PREFIX } from "../store/evidence.ts";
 import {
+	type Hidden,
 	type LineOwner,
 	SEARCH_MAX_HITS,
 	SEARCH_PAGE_HITS,
@@ -54,6 +59,25 @@ function entryWhat(entry: SessionEntry | undefined): string {
 	return message.role;
 }
 
+/**
+ * What search leaves out of an entry because it only echoes text found in its original: pi-fold's own records
+ * (custom entries under its prefix, and the `context_edit` entries that put briefs in the window), the context
+ * tool's results (a peek repeats a source, a search its hits, a status the briefs), and the context tool's calls
+ * inside an assistant message (a search call repeats its query). Without this, every search for a fact asked
+ * before finds the earlier call, its result and the brief naming it, next to the fact itself.
+ */
+function echoes(entry: SessionEntry | undefined, options: ResolvedOptions): Hidden | undefined {
+	if (!entry) return undefined;
+	if (entry.type === "context_edit") return true;
+	if (entry.type === "custom") return entry.customType.startsWith(options.entryTypePrefix) ? true : undefined;
+	if (entry.type !== "message") return undefined;
+	const message = entry.message;
+	if (message.role === "toolResult") return message.toolName === options.toolName ? true : undefined;
+	if (message.role !== "assistant") return undefined;
+	const calls = message.content.filter((part) => part.type === "toolCall" && part.name === options.toolName);
+	return calls.length > 0 ? calls.map((part) => canonicalJson(part)) : undefined;
+}
+
 function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<string> } {
 	const leaves = new Set<string>();
 	const sources: SearchSource[] = [];
@@ -63,7 +87,9 @@ function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<
 		for (const part of record.parts) {
 			if (part.type === "entry") {
 				const order = ws.view.indexById.get(part.entryId) ?? placement.start;
-				lines.push({ entryId: part.entryId, order, what: entryWhat(ws.branch[order]) });
+				const entry = ws.branch[order];
+				const hidden = echoes(entry, ws.options);
+				lines.push({ entryId: part.entryId, order, what: entryWhat(entry), ...(hidden ? { hidden } : {}) });
 				leaves.add(part.entryId);
 				continue;
 			}
@@ -90,15 +116,19 @@ function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<
 function compactedSources(ws: FoldWorkspace, folded: ReadonlySet<string>): SearchSource[] {
 	const hashes = recordedHashes(ws.branch);
 	const entryById = (id: string) => ws.sessionEntry?.(id);
-	return compactedEntryIds(ws.branch, hashes)
-		.filter((id) => !folded.has(id))
-		.map((id) => {
-			const order = ws.view.indexById.get(id) ?? -1;
-			return {
+	return compactedEntryIds(ws.branch, hashes).flatMap((id) => {
+		if (folded.has(id)) return [];
+		const order = ws.view.indexById.get(id) ?? -1;
+		const entry = order >= 0 ? ws.branch[order] : entryById(id);
+		const hidden = echoes(entry, ws.options);
+		if (hidden === true) return [];
+		return [
+			{
 				kind: "entry" as const,
 				id,
 				order,
-				what: entryWhat(order >= 0 ? ws.branch[order] : entryById(id)),
+				what: entryWhat(entry),
+				...(hidden ? { hidden } : {}),
 				read: async (): Promise<SourceBytes> => {
 					const onBranch = (entryId: string) => {
 						const index = ws.view.indexById.get(entryId);
@@ -109,8 +139,9 @@ function compactedSources(ws: FoldWorkspace, folded: ReadonlySet<string>): Searc
 						? { ok: true, bytes: result.bytes }
 						: { ok: false, code: result.code, message: result.message };
 				},
-			};
-		});
+			},
+		];
+	});
 }
 
 /** Where each artifact's window text sits: the tool result that names `evidence:<sha256>`. */

@@ -7,6 +7,7 @@
 
 import { readableBytes } from "../../text/bytes.ts";
 import { KIND_LABELS } from "../briefs/brief.ts";
+import { PEEK_MAX_BYTES } from "./peek.ts";
 import type { SearchHit, SearchResult, SourceFailure } from "./search.ts";
 import { SEARCH_COUNT_MAX, SEARCH_MAX_SCAN_BYTES } from "./search.ts";
 
@@ -32,14 +33,16 @@ function queryLabel(asked: SearchAsked): string {
 }
 
 /**
- * "41 folds (3.5 MB), 2 evidence artifacts (240.0 KB)": bytes read and verified per kind. `brief`
- * (the model's text) leaves out kinds with nothing in them: every character of a search result sits
- * in the window, and a lookup should cost less than re-reading a small result.
+ * "41 folds (3.5 MB), 2 evidence artifacts (240.0 KB)": what was read and verified, per kind. For the model
+ * (`brief`), every character of a search result sits in the window and a lookup should cost less than
+ * re-reading a small result: kinds with nothing in them are left out, and so are the sizes when there are
+ * hits (they matter only to say how much was searched in vain).
  */
 function searchedText(result: SearchResult, brief = false): string {
 	const { fold, evidence, entry } = result.searched;
+	const sized = !brief || result.total === 0;
 	const part = (count: number, bytes: number, one: string, many?: string) =>
-		`${plural(count, one, many)}${count > 0 ? ` (${readableBytes(bytes)})` : ""}`;
+		`${plural(count, one, many)}${sized && count > 0 ? ` (${readableBytes(bytes)})` : ""}`;
 	const parts = [
 		{ count: fold.count, text: part(fold.count, fold.bytes, "fold") },
 		{ count: evidence.count, text: part(evidence.count, evidence.bytes, "evidence artifact") },
@@ -54,12 +57,20 @@ function countText(result: SearchResult, one = "hit", many = `${one}s`): string 
 	return result.countCapped ? `at least ${integer.format(SEARCH_COUNT_MAX)} ${many}` : plural(result.total, one, many);
 }
 
+/** What holds a hit, for the model; the peek call after it names the fold, entry or artifact it reads. */
 function whereForModel(hit: SearchHit): string {
-	if (hit.source === "evidence") return `evidence ${hit.id}`;
-	const entry = hit.entryId ? `entry ${hit.entryId}${hit.what ? ` (${hit.what})` : ""}` : "";
-	if (hit.source === "entry") return `compacted ${entry}`;
-	const kind = hit.foldKind ? KIND_LABELS[hit.foldKind].toLowerCase() : "fold";
-	return `fold ${hit.id} (${kind}${hit.parentId ? ` inside ${hit.parentId}` : ""})${entry ? `, ${entry}` : ""}`;
+	if (hit.source === "evidence") return "evidence artifact";
+	if (hit.source === "entry") return `compacted ${hit.what ?? "entry"}`;
+	if (hit.entryId) return `entry ${hit.entryId}${hit.what ? ` (${hit.what})` : ""}`;
+	return hit.foldKind ? KIND_LABELS[hit.foldKind].toLowerCase() : "fold";
+}
+
+/** The exact peek that reads around a hit: without offset and bytes when its slice is the whole source. */
+function peekArgs(hit: SearchHit): Record<string, unknown> {
+	const whole = hit.peek.offset === 0 && hit.peek.bytes === hit.totalBytes && hit.totalBytes <= PEEK_MAX_BYTES;
+	return whole
+		? { action: "peek", id: hit.id }
+		: { action: "peek", id: hit.id, offset: hit.peek.offset, bytes: hit.peek.bytes };
 }
 
 function failureLines(failures: readonly SourceFailure[]): string[] {
@@ -83,7 +94,10 @@ function limitsLine(result: SearchResult): string[] {
 		: [];
 }
 
-/** The tool result: header, one block per hit with its peek call, then paging and failures. */
+/**
+ * The tool result: a header, then per hit a line naming what holds it, its byte offset in the source and the
+ * peek call that reads around it, and an indented line of context; then paging and failures.
+ */
 export function searchResultText(result: SearchResult, asked: SearchAsked): string {
 	const first = result.offset + 1;
 	const last = result.offset + result.hits.length;
@@ -92,12 +106,8 @@ export function searchResultText(result: SearchResult, asked: SearchAsked): stri
 		`Search ${modelQueryLabel(asked)}: ${countText(result)}${shown} in ${searchedText(result, true)}, sha256-verified; window unchanged.${result.total === 0 ? " Entries shown raw in the window are not searched." : ""}`,
 	];
 	result.hits.forEach((hit, index) => {
-		const call = JSON.stringify({ action: "peek", id: hit.id, offset: hit.peek.offset, bytes: hit.peek.bytes });
-		lines.push(
-			`${result.offset + index + 1}. ${whereForModel(hit)}, byte ${hit.offset} of ${hit.totalBytes}:`,
-			`   ${hit.context}`,
-			`   Read it: ${asked.toolName} ${call}`,
-		);
+		const call = `${asked.toolName} ${JSON.stringify(peekArgs(hit))}`;
+		lines.push(`${result.offset + index + 1}. ${whereForModel(hit)}, byte ${hit.offset}: ${call}`, `   ${hit.context}`);
 	});
 	if (last < Math.min(result.total, SEARCH_COUNT_MAX)) {
 		const next = { action: "search", query: asked.query, ...(asked.regex ? { regex: true } : {}), offset: last };

@@ -9,7 +9,9 @@
  * Each fold searches only the lines it owns directly; a line inside a child
  * fold is searched in the child's own (verified) source, so every hit names
  * the innermost fold holding it, with the byte offset in that fold's source
- * and the `peek` slice that reads around it. A compacted entry or an
+ * and the `peek` slice that reads around it. Text the shell marks hidden
+ * (echoes of text found in its original) is never matched, though it stays
+ * in the source and its offsets. A compacted entry or an
  * evidence artifact is one source of its own. Sources are read in
  * transcript order until `SEARCH_MAX_SCAN_BYTES`; a reader's failure (a
  * blob whose hash fails, an edited log) is listed with its code, never
@@ -34,18 +36,31 @@ export const SEARCH_BATCH_BYTES = 8 * 1024 * 1024;
 export const SEARCH_REGEX_BUDGET_MS = 2_000;
 /** Characters of context around a hit (the match itself included), cut at the stored text's line breaks. */
 export const SEARCH_CONTEXT_CHARS = 160;
-/** Characters of context kept before the match. */
+/**
+ * A small source gets less context: at most one character per this many of its bytes (and never less than
+ * SEARCH_CONTEXT_MIN_CHARS), so a hit in a short result stays small next to reading that result.
+ */
+export const SEARCH_CONTEXT_SHARE = 8;
+/** Least context around a hit in a small source (the match itself is always shown, up to SEARCH_CONTEXT_CHARS). */
+export const SEARCH_CONTEXT_MIN_CHARS = 40;
+/** Characters of context kept before the match (at most half the room the match leaves). */
 const CONTEXT_BEFORE_CHARS = 60;
 /** The peek a hit spells out starts this many bytes before the match… */
 export const SEARCH_PEEK_BEFORE = 300;
-/** …and reads this many bytes after it. */
+/** …and reads this many bytes after it; a source no larger than that slice is read whole instead. */
 export const SEARCH_PEEK_AFTER = 700;
 
 /** Verified bytes, or why they could not be read. */
 export type SourceBytes = { ok: true; bytes: Uint8Array } | { ok: false; code: string; message: string };
 
+/**
+ * Text search leaves out of an entry: all of it (`true`), or each occurrence of these exact substrings of its
+ * canonical JSON line. The shell names what echoes text found in its original (see search-action.ts).
+ */
+export type Hidden = true | readonly string[];
+
 /** Who owns one line of a fold's source: an entry of its own, or a child fold (searched on its own). */
-export type LineOwner = { entryId: string; order: number; what: string } | { child: string };
+export type LineOwner = { entryId: string; order: number; what: string; hidden?: Hidden } | { child: string };
 
 export type SearchSource =
 	| {
@@ -57,7 +72,7 @@ export type SearchSource =
 			lines: readonly LineOwner[];
 			read(): Promise<SourceBytes>;
 	  }
-	| { kind: "entry"; id: string; order: number; what: string; read(): Promise<SourceBytes> }
+	| { kind: "entry"; id: string; order: number; what: string; hidden?: readonly string[]; read(): Promise<SourceBytes> }
 	| { kind: "evidence"; id: string; order: number; read(): Promise<SourceBytes> };
 
 export interface SearchHit {
@@ -127,19 +142,40 @@ function lineStarts(bytes: Uint8Array): number[] {
 	return starts;
 }
 
-/** The match with up to SEARCH_CONTEXT_CHARS around it, within one stored text line (JSON writes a line break as "\n"). */
-export function contextLine(line: string, index: number, length: number): string {
+/** Characters of context a hit in a source of `totalBytes` shows: SEARCH_CONTEXT_CHARS, less for a small source. */
+function contextChars(totalBytes: number): number {
+	return Math.max(
+		SEARCH_CONTEXT_MIN_CHARS,
+		Math.min(SEARCH_CONTEXT_CHARS, Math.floor(totalBytes / SEARCH_CONTEXT_SHARE)),
+	);
+}
+
+/**
+ * The match with up to `chars` (at most SEARCH_CONTEXT_CHARS) around it, within one stored text line (JSON writes a
+ * line break as "\n"). The match itself is shown up to SEARCH_CONTEXT_CHARS whatever `chars` is.
+ */
+export function contextLine(line: string, index: number, length: number, chars = SEARCH_CONTEXT_CHARS): string {
 	const shown = Math.min(length, SEARCH_CONTEXT_CHARS);
-	const room = SEARCH_CONTEXT_CHARS - shown;
+	const room = Math.max(0, Math.min(chars, SEARCH_CONTEXT_CHARS) - shown);
 	const breakBefore = index > 0 ? line.lastIndexOf("\\n", index - 1) : -1;
 	const lineStart = breakBefore === -1 ? 0 : breakBefore + 2;
-	const start = Math.max(lineStart, index - Math.min(CONTEXT_BEFORE_CHARS, room));
+	const start = Math.max(lineStart, index - Math.min(CONTEXT_BEFORE_CHARS, Math.floor(room / 2)));
 	const breakAfter = line.indexOf("\\n", index + length);
 	const lineEnd = breakAfter === -1 ? line.length : breakAfter;
 	const end = Math.min(lineEnd, index + length + room - (index - start));
 	const head = `${start > lineStart ? "…" : ""}${line.slice(start, index)}`;
 	if (shown < length) return `${head}${line.slice(index, index + shown)}…`;
 	return `${head}${line.slice(index, end)}${end < lineEnd ? "…" : ""}`;
+}
+
+/**
+ * The slice a hit's peek reads: SEARCH_PEEK_BEFORE bytes before the match to SEARCH_PEEK_AFTER after it, or the
+ * whole source when it is no larger than that (the model then reads all of a small result in the one call).
+ */
+function peekSlice(offset: number, length: number, totalBytes: number): { offset: number; bytes: number } {
+	if (totalBytes <= SEARCH_PEEK_BEFORE + length + SEARCH_PEEK_AFTER) return { offset: 0, bytes: totalBytes };
+	const start = Math.max(0, offset - SEARCH_PEEK_BEFORE);
+	return { offset: start, bytes: Math.min(totalBytes - start, offset - start + length + SEARCH_PEEK_AFTER) };
 }
 
 function toHit(
@@ -152,18 +188,14 @@ function toHit(
 	const line = lines[lineIndex] ?? "";
 	const offset = (starts[lineIndex] ?? 0) + utf8ByteLength(line.slice(0, index));
 	const bytes = utf8ByteLength(line.slice(index, index + length));
-	const peekStart = Math.max(0, offset - SEARCH_PEEK_BEFORE);
-	const peek = {
-		offset: peekStart,
-		bytes: Math.min(totalBytes - peekStart, offset - peekStart + bytes + SEARCH_PEEK_AFTER),
-	};
+	const peek = peekSlice(offset, bytes, totalBytes);
 	const base = {
 		source: source.kind,
 		id: source.id,
 		offset,
 		length: bytes,
 		totalBytes,
-		context: contextLine(line, index, length),
+		context: contextLine(line, index, length, contextChars(totalBytes)),
 		peek,
 	};
 	if (source.kind === "fold") {
@@ -181,12 +213,24 @@ function toHit(
 	return { ...base, order: source.order };
 }
 
-/** The lines a source searches: a fold's own lines only (a child's lines become empty strings). */
+/**
+ * A line with each occurrence of the hidden substrings overwritten by NUL characters of the same UTF-16 length, so
+ * nothing there matches and every other match keeps its index in the stored line.
+ */
+function withHidden(line: string, hidden: Hidden | undefined): string {
+	if (hidden === true) return "";
+	let shown = line;
+	for (const text of hidden ?? []) if (text.length > 0) shown = shown.replaceAll(text, "\0".repeat(text.length));
+	return shown;
+}
+
+/** The lines a source searches: a fold's own lines only (a child's lines become empty strings), hidden text left out. */
 function searchable(source: SearchSource, lines: string[]): string[] {
-	if (source.kind !== "fold") return lines;
+	if (source.kind === "evidence") return lines;
+	if (source.kind === "entry") return source.hidden ? lines.map((line) => withHidden(line, source.hidden)) : lines;
 	return lines.map((line, index) => {
 		const owner = source.lines[index];
-		return owner && "entryId" in owner ? line : "";
+		return owner && "entryId" in owner ? withHidden(line, owner.hidden) : "";
 	});
 }
 
@@ -234,8 +278,14 @@ export async function searchSources(input: SearchInput): Promise<SearchResult> {
 		const scan = input.matcher.scan(lines, SEARCH_COUNT_MAX, SEARCH_COUNT_MAX - total, deadline - now());
 		if (scan.timedOut) timedOut = true;
 		else {
-			total += scan.total;
-			collectHits(batch, scan.matches, found);
+			// A regular expression can match the characters that blank hidden text ("[^a]"); such a match is no hit.
+			const stored = batch.flatMap((pending) => pending.lines);
+			const shown = scan.matches.filter(
+				([line, index, length]) =>
+					lines[line]?.slice(index, index + length) === stored[line]?.slice(index, index + length),
+			);
+			total += scan.total - (scan.matches.length - shown.length);
+			collectHits(batch, shown, found);
 		}
 		batch = [];
 		batchBytes = 0;

@@ -16,8 +16,8 @@ import {
 	foldIdShape,
 	moreCall,
 	readingTexts,
-	slicePeekCall,
 	spelledCalls,
+	spelledPeekCall,
 	visibleFact,
 } from "../../../bench/agent/reader.ts";
 import {
@@ -86,9 +86,17 @@ describe("reading a request", () => {
 	});
 
 	it("reads calls a text spells out, and learns the fold id shape from spelled peeks", () => {
-		const text = `Read it: ${CONTEXT_TOOL} {"action":"peek","id":"${foldId(7)}","offset":10,"bytes":20}\nMore hits: ${CONTEXT_TOOL} {"action":"search","query":"a }","offset":10}`;
-		expect(spelledCalls(text, CONTEXT_TOOL).map((call) => call.args.action)).toEqual(["peek", "search"]);
-		expect(slicePeekCall(text, CONTEXT_TOOL)).toEqual({ action: "peek", id: foldId(7), offset: 10, bytes: 20 });
+		const whole = `1. entry e1, byte 3: ${CONTEXT_TOOL} {"action":"peek","id":"${foldId(6)}"}`;
+		const text = `${whole}\n2. entry e2, byte 9: ${CONTEXT_TOOL} {"action":"peek","id":"${foldId(7)}","offset":10,"bytes":20}\nMore hits: ${CONTEXT_TOOL} {"action":"search","query":"a }","offset":10}`;
+		expect(spelledCalls(text, CONTEXT_TOOL).map((call) => call.args.action)).toEqual(["peek", "peek", "search"]);
+		// A search result's first hit is followed whatever it reads; elsewhere only a slice (a next page) is.
+		expect(spelledPeekCall(text, CONTEXT_TOOL, true)).toEqual({ action: "peek", id: foldId(6) });
+		expect(spelledPeekCall(text, CONTEXT_TOOL, false)).toEqual({
+			action: "peek",
+			id: foldId(7),
+			offset: 10,
+			bytes: 20,
+		});
 		expect(moreCall(text, CONTEXT_TOOL)).toEqual({ action: "search", query: "a }", offset: 10 });
 		const shape = foldIdShape([text], CONTEXT_TOOL);
 		expect([...`x ${foldId(1)} f-12 ${foldId(2)}`.matchAll(shape ?? /$^/g)].map((m) => m[0])).toEqual([
@@ -172,18 +180,23 @@ describe("scripted agent", () => {
 	});
 
 	it("calls the peek a search hit spells out, exactly, when the hit line does not show the fact", () => {
-		const hitPeek = { action: "peek", id: foldId(1), offset: 100, bytes: 900 };
-		const search = () =>
-			`Search: 1 hit.\n1. fold ${foldId(1)}, byte 400:\n   FACT S${TARGET}:…\n   Read it: ${CONTEXT_TOOL} ${JSON.stringify(hitPeek)}`;
-		const peek = () => `Fold ${foldId(1)} bytes 100–1000.\n\n${stageText(WORKLOAD, TARGET)}`;
-		const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
-			window: foldedTarget(batchBrief(foldId(1), TARGET)),
-			context: contextFake({ search, peek }),
-			until: untilAnswered(1),
-		});
-		expect(contextCalls(played.replies)).toEqual([{ action: "search", query: probeQuery(TARGET) }, hitPeek]);
-		expect(played.state.answers[0]).toMatchObject({ route: "search+peek", contextCalls: 2 });
-		expect(played.state.answers[0]?.contextChars).toBe(search().length + peek().length);
+		// A slice around the hit, and a small source's call that reads it whole.
+		for (const hitPeek of [
+			{ action: "peek", id: foldId(1), offset: 100, bytes: 900 },
+			{ action: "peek", id: foldId(1) },
+		]) {
+			const search = () =>
+				`Search: 1 hit.\n1. entry e9, byte 400: ${CONTEXT_TOOL} ${JSON.stringify(hitPeek)}\n   FACT S${TARGET}:…`;
+			const peek = () => `Fold ${foldId(1)} bytes 100–1000.\n\n${stageText(WORKLOAD, TARGET)}`;
+			const played = play(WORKLOAD, initialAgentState(WORKLOAD, false), {
+				window: foldedTarget(batchBrief(foldId(1), TARGET)),
+				context: contextFake({ search, peek }),
+				until: untilAnswered(1),
+			});
+			expect(contextCalls(played.replies)).toEqual([{ action: "search", query: probeQuery(TARGET) }, hitPeek]);
+			expect(played.state.answers[0]).toMatchObject({ route: "search+peek", contextCalls: 2 });
+			expect(played.state.answers[0]?.contextChars).toBe(search().length + peek().length);
+		}
 	});
 
 	it("without search, peeks the fold whose brief names the stage", () => {

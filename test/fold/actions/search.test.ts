@@ -16,6 +16,8 @@ import { listChildren } from "../../../src/fold/actions/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
 import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../../src/fold/actions/search-action.ts";
 import type { ActionOutcome } from "../../../src/fold/actions/workspace.ts";
+import { leafEntryIds } from "../../../src/fold/lattice/records.ts";
+import { DEFAULT_ENTRY_TYPE_PREFIX } from "../../../src/fold/options.ts";
 import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";
 import { canonicalBytes, sha256Hex } from "../../../src/session/canonical.ts";
 import { sourceHashesOf } from "../../../src/session/records/source-hashes.ts";
@@ -50,12 +52,14 @@ async function fold(ws: ReturnType<typeof foldWorkspace>, ids: string[]): Promis
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-/** The peek call the n-th hit spells out, parsed from the model's text. */
-function peekCall(text: string, hit = 1): { id: string; offset: number; bytes: number } {
-	const block = text.split("\n").findIndex((line) => line.startsWith(`${hit}. `));
-	const call = /Read it: active_context (\{.*\})$/.exec(text.split("\n")[block + 2] ?? "")?.[1];
-	if (!call) throw new Error(`no peek call for hit ${hit} in:\n${text}`);
-	return JSON.parse(call) as { id: string; offset: number; bytes: number };
+/** The n-th hit's line of the model's text: what holds it, its byte offset, and the peek call that reads around it. */
+function hitLine(
+	text: string,
+	hit = 1,
+): { where: string; offset: number; call: { id: string; offset?: number; bytes?: number } } {
+	const match = new RegExp(`^${hit}\\. (.+), byte (\\d+): active_context (\\{.*\\})$`, "m").exec(text);
+	if (!match?.[1] || !match[3]) throw new Error(`no line for hit ${hit} in:\n${text}`);
+	return { where: match[1], offset: Number(match[2]), call: JSON.parse(match[3]) };
 }
 
 describe("search action", () => {
@@ -68,16 +72,21 @@ describe("search action", () => {
 		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S2:" });
 		expect(outcome.ok).toBe(true);
 		expect(outcome.change).toBeUndefined();
-		expect(outcome.text).toContain('Search "FACT S2:": 1 hit in 4 folds');
-		expect(outcome.text).toContain(`1. fold ${batches[1]} (tool batch inside ${consolidation}), entry `);
-		expect(outcome.text).toContain(`   ${fact(2)}`);
-		const call = peekCall(outcome.text);
+		expect(outcome.text.split("\n")[0]).toBe('Search "FACT S2:": 1 hit in 4 folds, sha256-verified; window unchanged.');
+		expect(outcome.text).toContain(`\n   ${fact(2)}`);
+		const { where, offset: at, call } = hitLine(outcome.text);
+		// The call reads the innermost fold (the tool batch, not the consolidation holding it)...
 		expect(call.id).toBe(batches[1]);
-		// The offset is the match's byte offset in that fold's own verified source.
+		expect(consolidation).not.toBe(batches[1]);
+		// ...and the hit names the entry in it that holds the fact.
+		const entryId = /^entry (\S+) \(repo_stage result\)$/.exec(where)?.[1];
+		expect(decode(canonicalBytes(b.entries.find((entry) => entry.id === entryId)))).toContain(fact(2));
+		// The offset is the match's byte offset in that fold's own verified source, inside the slice the call reads.
 		const record = space.ws().lattice.folds.get(batches[1] ?? "");
 		const source = decode((await space.store.read(record?.sourceHash ?? "")).bytes);
-		const at = Number(/byte (\d+) of/.exec(outcome.text)?.[1]);
 		expect(decode(new TextEncoder().encode(source).slice(at, at + 8))).toBe("FACT S2:");
+		expect(call.offset).toBeLessThan(at);
+		expect((call.offset ?? 0) + (call.bytes ?? 0)).toBeGreaterThan(at + 8);
 		const peek = await peekFold(space.ws(), call.id, call.offset, call.bytes);
 		expect(peek.text).toContain(`source sha256 ${record?.sourceHash} verified`);
 		expect(peek.text).toContain(fact(2));
@@ -91,14 +100,14 @@ describe("search action", () => {
 		const space = foldWorkspace(b.entries);
 		const outcome = await searchAction(space.ws(), noEvidence, { query: fact(2) });
 		expect(outcome.text).toContain("1 hit");
-		expect(outcome.text).toMatch(/1\. compacted entry e\d+ \(repo_stage result\)/);
-		const call = peekCall(outcome.text);
+		const { where, offset: at, call } = hitLine(outcome.text);
+		expect(where).toBe("compacted repo_stage result");
 		const peek = await peekFold(space.ws(), call.id, call.offset, call.bytes);
 		expect(peek.ok).toBe(true);
 		expect(peek.text).toContain(fact(2));
 		const entry = b.entries.find((item) => item.id === call.id);
+		expect(entry).toMatchObject({ type: "message", message: { role: "toolResult" } });
 		const exact = decode(canonicalBytes(entry));
-		const at = Number(/byte (\d+) of/.exec(outcome.text)?.[1]);
 		expect(decode(canonicalBytes(entry).slice(at, at + fact(2).length))).toBe(fact(2));
 		expect(exact).toContain(fact(2));
 	});
@@ -148,10 +157,9 @@ describe("search action", () => {
 		};
 		const space = foldWorkspace(b.entries);
 		const outcome = await searchAction(space.ws(), evidence, { query: fact(9) });
-		expect(outcome.text).toContain(`1. evidence evidence:${hash}, byte `);
-		const call = peekCall(outcome.text);
+		const { where, offset: at, call } = hitLine(outcome.text);
+		expect(where).toBe("evidence artifact");
 		expect(call.id).toBe(`evidence:${hash}`);
-		const at = Number(/byte (\d+) of/.exec(outcome.text)?.[1]);
 		expect(decode(artifact.slice(at, at + fact(9).length))).toBe(fact(9));
 		const searched = await searchWorkspace(space.ws(), evidence, { query: "rows" });
 		expect("result" in searched && searched.result.hits[0]?.order).toBe(b.entries.length - 1);
@@ -166,6 +174,77 @@ describe("search action", () => {
 		await fold(space, ["r"]);
 		const outcome = await searchAction(space.ws(), noEvidence, { query: 'const s = "quoted";\nnext' });
 		expect(outcome.text).toContain("1 hit");
+	});
+
+	it("reads a small source whole with a peek call that names no slice, and shows it less context", async () => {
+		const line = `${"a".repeat(100)} MARK ${"b".repeat(100)}`;
+		const b = new FoldBranch();
+		b.user("go");
+		b.tool({ id: "small", name: "read", args: { path: "a.txt" } }, line);
+		b.tool({ id: "large", name: "read", args: { path: "b.txt" } }, `${line}\n${"filler line\n".repeat(200)}`);
+		b.assistant("done");
+		const space = foldWorkspace(b.entries);
+		const small = await fold(space, ["small"]);
+		const large = await fold(space, ["large"]);
+		const outcome = await searchAction(space.ws(), noEvidence, { query: "MARK" });
+		const [, first, firstContext, second, secondContext] = outcome.text.split("\n");
+		expect(first).toMatch(
+			new RegExp(
+				`^1\\. entry e\\d+ \\(read result\\), byte \\d+: active_context \\{"action":"peek","id":"${small}"\\}$`,
+			),
+		);
+		expect(second).toMatch(new RegExp(`"id":"${large}","offset":\\d+,"bytes":\\d+\\}$`));
+		// The small source's context is bounded by its size (a character per 8 bytes); the large one's by 160 characters.
+		const size = space.ws().lattice.folds.get(small)?.sizes.sourceBytes ?? 0;
+		expect(size).toBeLessThan(160 * 8);
+		expect(firstContext?.trim()).toHaveLength(Math.floor(size / 8) + 2);
+		expect(secondContext?.trim()).toHaveLength(160 + 2);
+		for (const context of [firstContext, secondContext]) expect(context).toMatch(/^ {3}…a+ MARK b+…$/);
+		const whole = await peekFold(space.ws(), small);
+		expect(whole.text).toContain(`Bytes 0–${size} of ${size},`);
+		expect(whole.text).toContain("This is the end of the source.");
+	});
+
+	it("leaves out what only echoes a fact (the context tool's calls and results, pi-fold's records), so a repeated search finds it once", async () => {
+		const b = stagedBranch(2);
+		// An earlier lookup of the same fact: the model's words and its search call, the result, pi-fold's record of it.
+		const first = b.calls([{ id: "q1", name: "active_context", args: { action: "search", query: "FACT S2:" } }], {
+			text: "Where was FACT S2: again?",
+		});
+		b.result(
+			"q1",
+			"active_context",
+			`Search "FACT S2:": 1 hit in 2 folds, sha256-verified; window unchanged.\n   ${fact(2)}`,
+		);
+		appendLinked(b.entries, "rec", {
+			type: "custom",
+			customType: `${DEFAULT_ENTRY_TYPE_PREFIX}:fold`,
+			data: { brief: "Searches: FACT S2:" },
+		});
+		// Another tool's call naming the text is searched as usual.
+		b.tool({ id: "r", name: "read", args: { path: "FACT S2: notes" } }, "notes");
+		const last = b.entries.at(-1)?.id ?? "";
+		b.assistant("done");
+		const space = foldWorkspace(b.entries);
+		await fold(space, ["s2"]);
+		const lookup = await fold(space, [first, last]);
+		const folded = leafEntryIds(space.ws().lattice, lookup);
+		expect(folded).toEqual(expect.arrayContaining(["rec", first, last]));
+		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S2:" });
+		expect(outcome.text.split("\n")[0]).toBe(
+			'Search "FACT S2:": 3 hits in 2 folds, sha256-verified; window unchanged.',
+		);
+		const contexts = outcome.text.split("\n").filter((line) => line.startsWith("   "));
+		expect(contexts.map((line) => line.trim())).toEqual([
+			fact(2),
+			expect.stringContaining('"text":"Where was FACT S2: again?"'),
+			expect.stringContaining('"path":"FACT S2: notes"'),
+		]);
+		// Whatever a regular expression matches, hidden text yields no hit (it is blanked before matching).
+		const blanks = await searchAction(space.ws(), noEvidence, { query: "\\x00+", regex: true });
+		expect(blanks.text).toContain("(regex): no hits");
+		const quoted = await searchAction(space.ws(), noEvidence, { query: '"query":"FACT S\\d:"', regex: true });
+		expect(quoted.text).toContain("(regex): no hits");
 	});
 
 	it("pages hits in transcript order and spells out the next page", async () => {

@@ -52,11 +52,11 @@ describe("human formatting", () => {
 		expect(callLine({})).toBe("…");
 		expect(callLine({ action: "search", query: "FACT S12" })).toBe('search "FACT S12"');
 		expect(callLine({ action: "peek", id: "f-1", children: true })).toBe("list the folds inside f-1");
-		const found = 'Search "FACT S12" (regex): 3 hits (1–2 shown) in 4 folds (2.0 KB), …';
+		const found = 'Search "FACT S12" (regex): 3 hits (1–2 shown) in 4 folds, sha256-verified; window unchanged.';
 		expect(resultView({ action: "search", ok: true } as ToolDetails, found).line).toBe(
 			"search: 3 hits, sources sha256 verified",
 		);
-		const literal = 'Search "port: 8080 hits": 1 hit in 4 folds (2.0 KB), sha256-verified; window unchanged.';
+		const literal = 'Search "port: 8080 hits": 1 hit in 4 folds, sha256-verified; window unchanged.';
 		expect(resultView({ action: "search", ok: true } as ToolDetails, literal).line).toBe(
 			"search: 1 hit, sources sha256 verified",
 		);
