@@ -16,8 +16,11 @@ import type { FoldState } from "../state/state.ts";
 import { type PlannedCommit, planCommit } from "./commit.ts";
 import type { HostFacts } from "./host-facts.ts";
 
-/** Why the ladder is asked out of turn: Pi is about to compact, or a request is over the serving budget. */
-export type ForcedBy = "threshold" | "fence";
+/**
+ * Why the ladder is asked out of turn: Pi is about to compact, the provider
+ * refused a request as too long, or a request is over the serving budget.
+ */
+export type ForcedBy = "threshold" | "overflow" | "fence";
 
 /** What may fold at a later commit, for the summarizer to prepare briefs: the ladder's input and fresh tail. */
 export interface PrepareHint {
@@ -41,7 +44,7 @@ export interface AutomaticInput {
 	/** A rewrite happens anyway (an action announced one) or the cache is cold. */
 	freeRewrite: boolean;
 	force?: ForcedBy;
-	/** Commit only if the window ends at or under this many tokens (Pi's compaction line), else decline. */
+	/** Commit only if the window ends at or under this many tokens (Pi's compaction line, or the overflow line), else decline. */
 	under?: number;
 	/** Briefs prepared before this commit (model summaries); undefined: deterministic. */
 	briefSource?: FoldOptions["briefSource"];

@@ -8,13 +8,18 @@
  * returns `context_edit` drafts from `turn_end` / `agent_before_settle`,
  * sends the `context` hook's preview, refuses a request over budget out of
  * band, cancels Pi's threshold compaction when a lossless commit gets under
- * Pi's line, and runs the summarizer's requests in the background.
+ * Pi's line, answers a provider's overflow refusal with a lossless fold and
+ * a retry when that fits (overflow.ts), and runs the summarizer's requests
+ * in the background.
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type {
+	AgentBeforeSettleEventResult,
 	ExtensionAPI,
 	ExtensionContext,
+	SessionBeforeCompactEvent,
+	SessionBeforeCompactResult,
 	SessionBoundaryDraft,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
@@ -23,6 +28,7 @@ import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
+import type { CommitSummary } from "../engine/commit.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
 import { hostLoadout, requestLoadout, strictFailure } from "../engine/instrument.ts";
@@ -34,6 +40,7 @@ import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
+import { overflowFoldedText, overflowLine, overflowNotEnoughText } from "./overflow.ts";
 import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
@@ -98,18 +105,26 @@ export class FoldRuntime {
 			this.turnObserved(ctx);
 			return handed;
 		});
-		pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+		pi.on("agent_before_settle", async (event, ctx) => {
+			const handed = await this.onBoundary(event.entries, ctx);
+			if (!this.retryAfterOverflow) return handed;
+			// The overflow's fold cancelled Pi's recovery compaction, so Pi schedules no retry: this is it.
+			this.retryAfterOverflow = false;
+			return { ...handed, continue: true } satisfies AgentBeforeSettleEventResult;
+		});
 		pi.on("tool_call", (event) => this.engine.toolCalled(event.toolName));
 		pi.on("session_before_compact", async (event, ctx) => {
 			if (event.reason !== "threshold" || !ctx.model) return undefined;
 			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
 			this.reserveTokens = event.preparation.settings.reserveTokens;
 			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
-			if (!(await this.autoCommit(ctx, "threshold", line))) return undefined;
+			if (!(await this.autoCommit(ctx, "threshold", line)).folded) return undefined;
 			this.engine.cancelledCompaction();
 			return { cancel: true };
 		});
 		pi.on("agent_settled", (_event, ctx) => {
+			// An aborted run skips agent_before_settle: the retry it would have asked for is not owed any more.
+			this.retryAfterOverflow = false;
 			this.sync(ctx);
 			this.engine.reconcile();
 			this.flushQueued();
@@ -120,6 +135,64 @@ export class FoldRuntime {
 			if (message.role !== "assistant" || !message.usage) return;
 			this.engine.usage(promptTokensOf(message.usage), message.usage.cacheRead ?? 0);
 		});
+	}
+
+	/**
+	 * The overflow attempt, registered before the compactor's handler
+	 * (index.ts): a lossless fold comes before any summary, and a compactor
+	 * that cancels never keeps it from being tried.
+	 */
+	registerOverflow(): void {
+		this.pi.on("session_before_compact", (event, ctx) =>
+			event.reason === "overflow" ? this.onOverflow(event, ctx) : undefined,
+		);
+	}
+
+	/** Set when an overflow's fold cancelled Pi's recovery: the next settle boundary asks for the retry. */
+	private retryAfterOverflow = false;
+
+	/**
+	 * The provider refused the request as too long: fold everything eligible
+	 * if that brings the window under the overflow line, and cancel Pi's
+	 * compaction (the retry follows at `agent_before_settle`). Otherwise fold
+	 * nothing and let the compaction run. Either way the person is told.
+	 */
+	private async onOverflow(
+		event: SessionBeforeCompactEvent,
+		ctx: ExtensionContext,
+	): Promise<SessionBeforeCompactResult | undefined> {
+		if (!ctx.model) return undefined;
+		const reserveTokens = event.preparation.settings.reserveTokens;
+		this.reserveTokens = reserveTokens;
+		this.sync(ctx);
+		// What failed is what the next request holds: Pi omitted the failed reply, nothing else changed.
+		const failedTokens = this.engine.reading(this.hostFacts(ctx)).total;
+		const line = overflowLine(failedTokens, ctx.model.contextWindow, reserveTokens);
+		const committed = await this.autoCommit(ctx, "overflow", line);
+		const brand = this.options.brandNoun;
+		if (committed.folded) {
+			this.engine.cancelledCompaction();
+			this.retryAfterOverflow = event.willRetry;
+			const { folds, freedTokens } = committed.summary;
+			const command = this.options.commandNames.status;
+			ctx.ui.notify(
+				overflowFoldedText({ brand, failedTokens, folds: folds.length, freedTokens, retry: event.willRetry, command }),
+				"info",
+			);
+			return { cancel: true };
+		}
+		if (committed.storeError !== undefined)
+			ctx.ui.notify(
+				`${brand}: the provider refused the request as too long; folding failed (${committed.storeError}), so nothing was folded and Pi's recovery compaction goes ahead.`,
+				"warning",
+			);
+		// Off: another process writes the session, which was said when it was seen.
+		else if (committed.freedTokens !== undefined)
+			ctx.ui.notify(
+				overflowNotEnoughText({ brand, failedTokens, freedTokens: committed.freedTokens, line, reserveTokens }),
+				"warning",
+			);
+		return undefined;
 	}
 
 	/** Called after each turn boundary (the footer's refresh), inside the runtime's own handler. */
@@ -146,6 +219,7 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.engine.reset(manager.getBranch(), store);
+		this.retryAfterOverflow = false;
 		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
 		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
@@ -273,27 +347,30 @@ export class FoldRuntime {
 
 	/**
 	 * Let the engine decide a commit and carry it out: store every new fold's
-	 * source, then apply. True when folds landed. `under`: Pi's compaction line.
+	 * source, then apply. `under`: Pi's compaction line (or the overflow line).
 	 */
-	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<boolean> {
-		if (this.sawOtherWriter(ctx)) return false;
+	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<AutoCommitOutcome> {
+		if (this.sawOtherWriter(ctx)) return { folded: false };
 		this.sync(ctx);
 		const plan: AutomaticPlan = this.engine.planAutoCommit(this.hostFacts(ctx), force, under);
 		if (plan.kind === "declined") this.prepare(ctx, plan.prepare);
-		if (plan.kind !== "planned") return false;
+		if (plan.kind !== "planned") {
+			return plan.kind === "off" ? { folded: false } : { folded: false, freedTokens: plan.decision.freedTokens };
+		}
 		for (const [hash, source] of plan.planned.sources) {
 			try {
 				await this.engine.store.put(source, { expectedHash: hash });
 			} catch (error) {
 				// Nothing is applied: a fold whose source is not stored would not be one peek away.
-				this.engine.declineCommit(plan, `store write failed: ${String(error)}`);
-				return false;
+				const storeError = `store write failed: ${String(error)}`;
+				this.engine.declineCommit(plan, storeError);
+				return { folded: false, storeError };
 			}
 		}
 		const applied = this.engine.applyCommit(plan);
 		if (ctx.isIdle()) this.flushQueued();
 		this.prepare(ctx, applied.prepare);
-		return applied.folded;
+		return applied.folded ? { folded: true, summary: plan.planned.summary } : { folded: false };
 	}
 
 	/** Ask the summarizer for briefs of what may fold at a later commit (background; never awaited). */
@@ -319,6 +396,8 @@ export class FoldRuntime {
 		ctx: ExtensionContext,
 	): Promise<{ messages: AgentMessage[] } | undefined> {
 		this.sync(ctx);
+		// Any request after an overflow's fold carries it (queued messages went first): no second retry.
+		this.retryAfterOverflow = false;
 		// Over budget: fold whatever is eligible now; the request below previews it.
 		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
 		// Observed in `onSent`, once every other handler has run.
@@ -374,5 +453,14 @@ export class FoldRuntime {
 		return { reading: this.engine.reading(host), budget: host.budget };
 	}
 }
+
+/**
+ * What an automatic commit came to: the folds that landed; or none, with
+ * what the ladder could have freed (undefined when it was off) or why the
+ * sources could not be stored.
+ */
+type AutoCommitOutcome =
+	| { folded: true; summary: CommitSummary }
+	| { folded: false; freedTokens?: number; storeError?: string };
 
 export { STRICT_APPEND_ONLY_ENV };

@@ -69,7 +69,7 @@ export interface LadderCandidate {
 	mark?: PendingMark;
 }
 
-export type CommitReason = "priced" | "backstop" | "long-context" | "free-rewrite" | "threshold" | "fence";
+export type CommitReason = "priced" | "backstop" | "long-context" | "free-rewrite" | "threshold" | "overflow" | "fence";
 
 export interface LadderInput {
 	view: BranchView;
@@ -85,8 +85,12 @@ export interface LadderInput {
 	expanded: ReadonlySet<string>;
 	/** A rewrite happens at this boundary anyway (expand, refold, …) or the cache is cold: committing adds no re-read. */
 	freeRewrite: boolean;
-	/** Pi is about to compact ("threshold") or a request is over budget ("fence"): fold everything eligible. */
-	force?: "threshold" | "fence";
+	/**
+	 * Pi is about to compact ("threshold"), the provider refused a request as
+	 * too long ("overflow") or a request is over budget ("fence"): fold
+	 * everything eligible.
+	 */
+	force?: "threshold" | "overflow" | "fence";
 }
 
 export interface CommitDecision {
