@@ -26,7 +26,7 @@
 
 import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
 import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
-import type { FoldLattice } from "../lattice/records.ts";
+import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
 import type { PendingMark } from "../state/state-schema.ts";
 import { rangeTokens, type TokenPrices, type WindowReading } from "./budget.ts";
@@ -83,6 +83,17 @@ export interface LadderInput {
 	marks: readonly PendingMark[];
 	/** Folds the agent expanded: no automatic fold covers them. */
 	expanded: ReadonlySet<string>;
+	/**
+	 * Records the agent dissolved (`reboundary`): it said that cut was wrong,
+	 * so the ladder never folds exactly that span again. Default: none.
+	 */
+	dissolved?: readonly FoldRecord[];
+	/**
+	 * A dissolve is part of this boundary's rewrite: its entries were promised
+	 * raw from the next request on, so nothing overlapping a dissolved span
+	 * folds here (the agent's own marks excepted).
+	 */
+	justDissolved?: boolean;
 	/** A rewrite happens at this boundary anyway (expand, refold, …) or the cache is cold: committing adds no re-read. */
 	freeRewrite: boolean;
 	/**
@@ -223,14 +234,14 @@ function batchFreed(view: BranchView, reading: WindowReading, unit: StructuralUn
 	return results - BRIEF_TOKENS_ESTIMATE;
 }
 
-/** Entry range of a pending mark on this branch, or undefined when its entries are gone. */
-function markRange(
+/** Entry range of a record (a pending mark's, a dissolved fold's) on this branch, or undefined when its entries are gone. */
+function recordRange(
 	view: BranchView,
 	lattice: FoldLattice,
-	mark: PendingMark,
+	record: FoldRecord,
 ): { start: number; end: number } | undefined {
 	const leaves: number[] = [];
-	const visit = (parts: PendingMark["record"]["parts"]): void => {
+	const visit = (parts: FoldRecord["parts"]): void => {
 		for (const part of parts) {
 			if (part.type === "entry") leaves.push(view.indexById.get(part.entryId) ?? -1);
 			else {
@@ -240,7 +251,7 @@ function markRange(
 			}
 		}
 	};
-	visit(mark.record.parts);
+	visit(record.parts);
 	if (leaves.length === 0 || leaves.some((index) => index < 0)) return undefined;
 	return { start: Math.min(...leaves), end: Math.max(...leaves) + 1 };
 }
@@ -258,7 +269,7 @@ export function ladderCandidates(
 	const held: PendingMark[] = [];
 	const marked: LadderCandidate[] = [];
 	for (const mark of input.marks) {
-		const range = markRange(view, input.lattice, mark);
+		const range = recordRange(view, input.lattice, mark.record);
 		if (!range) continue;
 		if (range.end > tailStart) {
 			held.push(mark);
@@ -278,6 +289,7 @@ export function ladderCandidates(
 		});
 	}
 	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
+	const dissolved = dissolvedAt(input);
 
 	const spans: LadderCandidate[] = deepSpans({
 		view,
@@ -286,16 +298,20 @@ export function ladderCandidates(
 		tailStart,
 		keepRaw: (unit) => keepsRaw(input, unit),
 		overlapsMark,
-	}).map((span) => ({
-		rung: "span",
-		kind: "chapter",
-		start: span.start,
-		end: span.end,
-		ids: [view.entries[span.start]?.id ?? "", view.entries[span.end - 1]?.id ?? ""],
-		freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
-		// The token-weighted age: freed × age is the rent the span's tokens have paid.
-		age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
-	}));
+	})
+		.map(
+			(span): LadderCandidate => ({
+				rung: "span",
+				kind: "chapter",
+				start: span.start,
+				end: span.end,
+				ids: [view.entries[span.start]?.id ?? "", view.entries[span.end - 1]?.id ?? ""],
+				freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
+				// The token-weighted age: freed × age is the rent the span's tokens have paid.
+				age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
+			}),
+		)
+		.filter((span) => !dissolved(span.start, span.end));
 	const overlapsSpan = (start: number, end: number) => spans.some((s) => start < s.end && s.start < end);
 
 	const batches: LadderCandidate[] = [];
@@ -303,6 +319,7 @@ export function ladderCandidates(
 		if (unit.kind !== "tool-batch" || !unit.completed || unit.end > tailStart) continue;
 		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end) || overlapsSpan(unit.start, unit.end))
 			continue;
+		if (dissolved(unit.start, unit.end)) continue;
 		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
 		const contextTool = contextToolRung(view, unit, input.contextToolName);
 		if (contextTool === "bookkeeping" || (contextTool === "peek" && !input.foldPeekResults)) continue;
@@ -339,6 +356,7 @@ export function ladderCandidates(
 			const root = index.rootAt.get(chapter.start);
 			if (root && root.end >= chapter.end) continue;
 			if (overlapsSpan(chapter.start, chapter.end) || holdsExpanded(chapter.start, chapter.end)) continue;
+			if (dissolved(chapter.start, chapter.end)) continue;
 			if (hasProtected(view, input.protectedIds, chapter.start, chapter.end)) continue;
 			const inner = [...marked, ...batches].filter((c) => c.start >= chapter.start && c.end <= chapter.end);
 			const innerFreed = inner.reduce((total, c) => total + c.freedTokens, 0);
@@ -357,10 +375,31 @@ export function ladderCandidates(
 	}
 	const consolidation = consolidationCandidate(input, index, tailStart, after, pressure);
 	const candidates = [...marked, ...spans, ...batches, ...chapters];
-	if (consolidation && !candidates.some((c) => c.start < consolidation.end && consolidation.start < c.end)) {
+	if (
+		consolidation &&
+		!dissolved(consolidation.start, consolidation.end) &&
+		!candidates.some((c) => c.start < consolidation.end && consolidation.start < c.end)
+	) {
 		candidates.push(consolidation);
 	}
 	return { candidates, held };
+}
+
+/**
+ * True for a span the ladder must leave to the agent's re-cut: exactly the
+ * span of a fold it dissolved, and, at the boundary of the dissolve itself,
+ * anything overlapping one. The commit right after a reboundary is free, and
+ * without this it folded the dissolved span again, as it was, at the very
+ * boundary the agent was told its entries show raw from the next request on.
+ */
+function dissolvedAt(input: LadderInput): (start: number, end: number) => boolean {
+	const spans = (input.dissolved ?? []).flatMap((record) => {
+		const range = recordRange(input.view, input.lattice, record);
+		return range ? [range] : [];
+	});
+	return input.justDissolved
+		? (start, end) => spans.some((span) => start < span.end && span.start < end)
+		: (start, end) => spans.some((span) => span.start === start && span.end === end);
 }
 
 /** True when a placed fold the agent expanded lies inside `[start, end)`. */
