@@ -43,11 +43,13 @@ afterEach(async () => {
 const requestTokens = (messages: readonly Message[]) =>
 	messages.filter((m) => m.role !== "system").reduce((total, message) => total + estimateMessageTokens(message), 0);
 
-/** The provider: a request over LIMIT is refused as too long, any other is answered with `text`. */
-const limited = (text: string) => (context: { messages: Message[] }) =>
-	requestTokens(context.messages) > LIMIT
-		? fauxAssistantMessage([], { stopReason: "error", errorMessage: OVERFLOW_ERROR_MESSAGE })
-		: fauxAssistantMessage(text);
+/** The provider: a request over `limit` is refused as too long, any other is answered with `text`. */
+const limited =
+	(text: string, limit = LIMIT) =>
+	(context: { messages: Message[] }) =>
+		requestTokens(context.messages) > limit
+			? fauxAssistantMessage([], { stopReason: "error", errorMessage: OVERFLOW_ERROR_MESSAGE })
+			: fauxAssistantMessage(text);
 
 async function session(reserveTokens: number): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
@@ -155,6 +157,32 @@ describe("an overflow refusal in Pi", () => {
 		const [, retried] = harness.requests.slice(before);
 		expect(requestTokens(retried?.messages ?? [])).toBeLessThanOrEqual(LIMIT);
 		expect(harness.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "stop" });
+		expect(JSON.stringify(harness.session.messages.at(-1))).toContain("Answered after compacting.");
+	});
+
+	it("a folded retry the provider refuses too ends the turn once (no loop), and the next ask recovers by compacting", async () => {
+		// A provider whose real window (8,000) is far below 90% of the refused request: the folded retry fails too.
+		const { harness, runtime } = await session(4_000);
+		const before = harness.requests.length;
+		harness.enqueue(limited("never", 8_000), limited("never", 8_000), limited("never", 8_000));
+
+		await harness.run(LONG_ASK);
+
+		// The refused ask and the refused retry; Pi's one recovery attempt is spent, so no third request.
+		expect(harness.requests.length - before).toBe(2);
+		expect(harness.session.messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "error" });
+		expect(runtime.status(harness.session.extensionRunner.createContext()).automatic.lastCommit?.reason).toBe(
+			"overflow",
+		);
+		expect(branchOf(harness).filter((entry) => entry.type === "compaction")).toEqual([]);
+
+		// The next ask overflows again; nothing more can fold, so Pi's recovery compaction runs and it is answered.
+		const next = harness.requests.length;
+		harness.enqueue(limited("Answered after compacting.", 8_000), limited("Answered after compacting.", 8_000));
+		const notices = await harness.run("Go on.");
+		expect(notices.join("\n")).toContain("Folding was not enough");
+		expect(branchOf(harness).filter((entry) => entry.type === "compaction")).toHaveLength(1);
+		expect(harness.requests.length - next).toBe(2);
 		expect(JSON.stringify(harness.session.messages.at(-1))).toContain("Answered after compacting.");
 	});
 });
