@@ -21,7 +21,8 @@
  * chapters and consolidations are cut at it), so an expand is never undone
  * behind the agent's back; it stays until the agent refolds it. What keeps
  * an expand from crowding the window is its admission check
- * (`expandRoom`, src/fold/actions/expand-room.ts).
+ * (`expandRoom`, src/fold/actions/expand-room.ts). A span the agent
+ * dissolved (`reboundary`) is never folded again as it was (record-range.ts).
  */
 
 import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
@@ -30,6 +31,7 @@ import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
 import type { PendingMark } from "../state/state-schema.ts";
 import { rangeTokens, type TokenPrices, type WindowReading } from "./budget.ts";
+import { dissolvedAt, recordRange } from "./record-range.ts";
 import { deepSpans } from "./spans.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
@@ -234,28 +236,6 @@ function batchFreed(view: BranchView, reading: WindowReading, unit: StructuralUn
 	return results - BRIEF_TOKENS_ESTIMATE;
 }
 
-/** Entry range of a record (a pending mark's, a dissolved fold's) on this branch, or undefined when its entries are gone. */
-function recordRange(
-	view: BranchView,
-	lattice: FoldLattice,
-	record: FoldRecord,
-): { start: number; end: number } | undefined {
-	const leaves: number[] = [];
-	const visit = (parts: FoldRecord["parts"]): void => {
-		for (const part of parts) {
-			if (part.type === "entry") leaves.push(view.indexById.get(part.entryId) ?? -1);
-			else {
-				const child = lattice.folds.get(part.foldId);
-				if (child) visit(child.parts);
-				else leaves.push(-1);
-			}
-		}
-	};
-	visit(record.parts);
-	if (leaves.length === 0 || leaves.some((index) => index < 0)) return undefined;
-	return { start: Math.min(...leaves), end: Math.max(...leaves) + 1 };
-}
-
 /** Every span the ladder could fold now, stalest first, with the marks held back by the fresh tail. */
 export function ladderCandidates(
 	input: LadderInput,
@@ -289,7 +269,7 @@ export function ladderCandidates(
 		});
 	}
 	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
-	const dissolved = dissolvedAt(input);
+	const dissolved = dissolvedAt(view, input.lattice, input.dissolved ?? [], input.justDissolved ?? false);
 
 	const spans: LadderCandidate[] = deepSpans({
 		view,
@@ -383,23 +363,6 @@ export function ladderCandidates(
 		candidates.push(consolidation);
 	}
 	return { candidates, held };
-}
-
-/**
- * True for a span the ladder must leave to the agent's re-cut: exactly the
- * span of a fold it dissolved, and, at the boundary of the dissolve itself,
- * anything overlapping one. The commit right after a reboundary is free, and
- * without this it folded the dissolved span again, as it was, at the very
- * boundary the agent was told its entries show raw from the next request on.
- */
-function dissolvedAt(input: LadderInput): (start: number, end: number) => boolean {
-	const spans = (input.dissolved ?? []).flatMap((record) => {
-		const range = recordRange(input.view, input.lattice, record);
-		return range ? [range] : [];
-	});
-	return input.justDissolved
-		? (start, end) => spans.some((span) => start < span.end && span.start < end)
-		: (start, end) => spans.some((span) => span.start === start && span.end === end);
 }
 
 /** True when a placed fold the agent expanded lies inside `[start, end)`. */
