@@ -51,7 +51,10 @@ const limited =
 			? fauxAssistantMessage([], { stopReason: "error", errorMessage: OVERFLOW_ERROR_MESSAGE })
 			: fauxAssistantMessage(text);
 
-async function session(reserveTokens: number): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
+async function session(
+	reserveTokens: number,
+	keepRecentTokens = 2_000,
+): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
 		runtime = registerPiFold(pi, {});
@@ -62,8 +65,8 @@ async function session(reserveTokens: number): Promise<{ harness: SdkHarness; ru
 		tools: ["repo_stage", "active_context"],
 		contextWindow: WINDOW,
 		persist: true,
-		// keepRecentTokens under the window, so Pi prepares its overflow compaction at all.
-		settings: { compaction: { enabled: true, reserveTokens, keepRecentTokens: 2_000 } },
+		// keepRecentTokens under the window (by default), so Pi prepares its overflow compaction at all.
+		settings: { compaction: { enabled: true, reserveTokens, keepRecentTokens } },
 	});
 	cleanups.push(() => harness.dispose());
 	if (!runtime) throw new Error("fold runtime not loaded");
@@ -184,5 +187,26 @@ describe("an overflow refusal in Pi", () => {
 		expect(branchOf(harness).filter((entry) => entry.type === "compaction")).toHaveLength(1);
 		expect(harness.requests.length - next).toBe(2);
 		expect(JSON.stringify(harness.session.messages.at(-1))).toContain("Answered after compacting.");
+	});
+
+	it("with the window under keepRecentTokens (Pi asks no one: nothing to compact), folds and retries at the settle boundary", async () => {
+		// Pi's default keepRecentTokens (20,000) holds the whole ~19k-token request: Pi omits the failed reply and stops.
+		const { harness, runtime } = await session(4_000, 20_000);
+		const before = harness.requests.length;
+		harness.enqueue(limited("Answered after folding."), limited("Answered after folding."));
+
+		const notices = await harness.run(LONG_ASK);
+
+		const [refused, retried, ...more] = harness.requests.slice(before);
+		expect(more).toEqual([]);
+		expect(requestTokens(refused?.messages ?? [])).toBeGreaterThan(LIMIT);
+		expect(requestTokens(retried?.messages ?? [])).toBeLessThanOrEqual(LIMIT);
+		expect(JSON.stringify(harness.session.messages.at(-1))).toContain("Answered after folding.");
+		expect(notices.join("\n")).toMatch(/Folded \d+ spans? losslessly instead.*Pi retries the request/);
+		expect(branchOf(harness).filter((entry) => entry.type === "compaction")).toEqual([]);
+		const status = runtime.status(harness.session.extensionRunner.createContext());
+		expect(status.automatic.lastCommit?.reason).toBe("overflow");
+		// No compaction was asked for, so none was cancelled.
+		expect(status.automatic.cancelledCompactions).toBe(0);
 	});
 });

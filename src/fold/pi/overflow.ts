@@ -10,9 +10,18 @@
  * request (`continue: true`), and that request is the retry, carrying the
  * folded window. So the fold cancels the compaction and the next boundary
  * asks Pi to go on: nothing is summarized, nothing lossy is written.
+ *
+ * Pi asks no handler at all when it finds nothing to compact (the window is
+ * under `keepRecentTokens`): it omits the failed reply and ends the run.
+ * `unrecoveredOverflow` finds that case at `agent_before_settle`, where the
+ * same fold and retry apply, with Pi's `reserveTokens` read from its
+ * settings (`piReserveTokens`), as no compaction event carries them.
  */
 
+import { isContextOverflow } from "@earendil-works/pi-ai";
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { OVERFLOW_WINDOW_FRACTION } from "../../compaction/cut/budget.ts";
+import { isPlainRecord } from "../../session/records/record-guards.ts";
 
 /**
  * Tokens the retried request may hold. The refusal proves the provider's
@@ -49,13 +58,14 @@ export function overflowFoldedText(input: {
 	);
 }
 
-/** Why folding was not enough, for the person: Pi's compaction goes ahead. */
+/** Why folding was not enough, for the person: Pi's compaction goes ahead, or (`compacts` false) Pi has none to run. */
 export function overflowNotEnoughText(input: {
 	brand: string;
 	failedTokens: number;
 	freedTokens: number;
 	line: number;
 	reserveTokens: number;
+	compacts: boolean;
 }): string {
 	const { brand, failedTokens, freedTokens, line } = input;
 	const room =
@@ -68,6 +78,44 @@ export function overflowNotEnoughText(input: {
 			: "nothing outside the newest turns can fold";
 	return (
 		`${brand}: the provider refused the request as too long (${tokens(failedTokens)} by pi-fold's estimate); ` +
-		`${room}, and ${folding}. Folding was not enough, so nothing was folded; Pi's recovery compaction goes ahead.`
+		`${room}, and ${folding}. Folding was not enough, so nothing was folded; ` +
+		(input.compacts
+			? "Pi's recovery compaction goes ahead."
+			: "Pi found nothing to compact either (the window is under compaction.keepRecentTokens), so the request is unanswered: lower compaction.keepRecentTokens, or shorten the request.")
 	);
+}
+
+/**
+ * The failed reply of an overflow Pi gave up on without asking anyone: the
+ * newest assistant message is a context-overflow error that Pi omitted from
+ * the window (its recovery's first step), and no compaction followed.
+ * Undefined otherwise, also when Pi's one recovery attempt per ask was
+ * already spent (it then omits nothing), so a retry never loops.
+ */
+export function unrecoveredOverflow(branch: readonly SessionEntry[]): SessionEntry | undefined {
+	const at = branch.findLastIndex((entry) => entry.type === "message" && entry.message.role === "assistant");
+	const failed = branch[at];
+	if (failed?.type !== "message" || failed.message.role !== "assistant") return undefined;
+	if (failed.message.stopReason !== "error" || !isContextOverflow(failed.message)) return undefined;
+	const after = branch.slice(at + 1);
+	if (after.some((entry) => entry.type === "compaction")) return undefined;
+	const omitted = after.some(
+		(entry) => entry.type === "context_edit" && entry.targetId === failed.id && entry.replacement === null,
+	);
+	return omitted ? failed : undefined;
+}
+
+/**
+ * Pi's `compaction.reserveTokens` for `model` from its effective settings,
+ * resolved as Pi does (the model's override, then the setting); undefined
+ * when neither is a non-negative integer (Pi's default then applies).
+ */
+export function piReserveTokens(settings: unknown, model: { provider: string; id: string }): number | undefined {
+	const compaction = isPlainRecord(settings) ? settings.compaction : undefined;
+	if (!isPlainRecord(compaction)) return undefined;
+	const overrides = compaction.modelOverrides;
+	const override = isPlainRecord(overrides) ? overrides[`${model.provider}/${model.id}`] : undefined;
+	const valid = (value: unknown) =>
+		Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+	return (isPlainRecord(override) ? valid(override.reserveTokens) : undefined) ?? valid(compaction.reserveTokens);
 }

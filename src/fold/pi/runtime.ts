@@ -37,10 +37,16 @@ import { lostNoticeText, noticeType } from "../engine/recovery.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
 import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
-import type { WindowReading } from "../policy/budget.ts";
+import { PI_DEFAULT_RESERVE_TOKENS, type WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
-import { overflowFoldedText, overflowLine, overflowNotEnoughText } from "./overflow.ts";
+import {
+	overflowFoldedText,
+	overflowLine,
+	overflowNotEnoughText,
+	piReserveTokens,
+	unrecoveredOverflow,
+} from "./overflow.ts";
 import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
@@ -106,9 +112,10 @@ export class FoldRuntime {
 			return handed;
 		});
 		pi.on("agent_before_settle", async (event, ctx) => {
+			await this.overflowPiGaveUp(ctx);
 			const handed = await this.onBoundary(event.entries, ctx);
 			if (!this.retryAfterOverflow) return handed;
-			// The overflow's fold cancelled Pi's recovery compaction, so Pi schedules no retry: this is it.
+			// The overflow's fold replaced Pi's recovery compaction, so Pi schedules no retry: this is it.
 			this.retryAfterOverflow = false;
 			return { ...handed, continue: true } satisfies AgentBeforeSettleEventResult;
 		});
@@ -138,9 +145,9 @@ export class FoldRuntime {
 	}
 
 	/**
-	 * The overflow attempt, registered before the compactor's handler
-	 * (index.ts): a lossless fold comes before any summary, and a compactor
-	 * that cancels never keeps it from being tried.
+	 * The overflow attempt (overflow.ts), registered before the compactor's
+	 * handler (index.ts): a lossless fold comes before any summary, and a
+	 * compactor that cancels never keeps it from being tried.
 	 */
 	registerOverflow(): void {
 		this.pi.on("session_before_compact", (event, ctx) =>
@@ -148,22 +155,47 @@ export class FoldRuntime {
 		);
 	}
 
-	/** Set when an overflow's fold cancelled Pi's recovery: the next settle boundary asks for the retry. */
+	/** Set when an overflow's fold replaced Pi's recovery: the next settle boundary asks for the retry. */
 	private retryAfterOverflow = false;
+	/** The failed reply whose overflow was already answered (folded, or left to Pi's compaction). */
+	private overflowSeen: string | undefined;
 
-	/**
-	 * The provider refused the request as too long: fold everything eligible
-	 * if that brings the window under the overflow line, and cancel Pi's
-	 * compaction (the retry follows at `agent_before_settle`). Otherwise fold
-	 * nothing and let the compaction run. Either way the person is told.
-	 */
+	/** The provider refused the request as too long and Pi asks to compact: fold instead when that fits. */
 	private async onOverflow(
 		event: SessionBeforeCompactEvent,
 		ctx: ExtensionContext,
 	): Promise<SessionBeforeCompactResult | undefined> {
-		if (!ctx.model) return undefined;
-		const reserveTokens = event.preparation.settings.reserveTokens;
-		this.reserveTokens = reserveTokens;
+		this.reserveTokens = event.preparation.settings.reserveTokens;
+		const branch = ctx.sessionManager.getBranch();
+		this.overflowSeen = branch.findLast((entry) => entry.type === "message" && entry.message.role === "assistant")?.id;
+		if (!(await this.overflowFold(ctx, this.reserveTokens, event.willRetry, true))) return undefined;
+		this.engine.cancelledCompaction();
+		this.retryAfterOverflow = event.willRetry;
+		return { cancel: true };
+	}
+
+	/** Pi found nothing to compact after an overflow and asked no one (overflow.ts): the same fold and retry. */
+	private async overflowPiGaveUp(ctx: ExtensionContext): Promise<void> {
+		const failed = unrecoveredOverflow(ctx.sessionManager.getBranch());
+		if (!failed || failed.id === this.overflowSeen || !ctx.model) return;
+		this.overflowSeen = failed.id;
+		const reserveTokens =
+			piReserveTokens(this.pi.getSettings(), ctx.model) ?? this.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
+		this.retryAfterOverflow = await this.overflowFold(ctx, reserveTokens, true, false);
+	}
+
+	/**
+	 * Fold everything eligible if that brings the window under the overflow
+	 * line (overflow.ts), else nothing; either way the person is told. True
+	 * when folds landed. `compacts`: Pi's recovery compaction runs otherwise.
+	 */
+	private async overflowFold(
+		ctx: ExtensionContext,
+		reserveTokens: number,
+		retry: boolean,
+		compacts: boolean,
+	): Promise<boolean> {
+		if (!ctx.model) return false;
 		this.sync(ctx);
 		// What failed is what the next request holds: Pi omitted the failed reply, nothing else changed.
 		const failedTokens = this.engine.reading(this.hostFacts(ctx)).total;
@@ -171,28 +203,21 @@ export class FoldRuntime {
 		const committed = await this.autoCommit(ctx, "overflow", line);
 		const brand = this.options.brandNoun;
 		if (committed.folded) {
-			this.engine.cancelledCompaction();
-			this.retryAfterOverflow = event.willRetry;
 			const { folds, freedTokens } = committed.summary;
 			const command = this.options.commandNames.status;
-			ctx.ui.notify(
-				overflowFoldedText({ brand, failedTokens, folds: folds.length, freedTokens, retry: event.willRetry, command }),
-				"info",
-			);
-			return { cancel: true };
+			const text = overflowFoldedText({ brand, failedTokens, folds: folds.length, freedTokens, retry, command });
+			ctx.ui.notify(text, "info");
+		} else if (committed.storeError !== undefined) {
+			const then = compacts ? "Pi's recovery compaction goes ahead" : "the request is unanswered";
+			const text = `${brand}: the provider refused the request as too long; folding failed (${committed.storeError}), so nothing was folded and ${then}.`;
+			ctx.ui.notify(text, "warning");
+		} else if (committed.freedTokens !== undefined) {
+			// (Off: another process writes the session, which was said when it was seen.)
+			const { freedTokens } = committed;
+			const text = overflowNotEnoughText({ brand, failedTokens, freedTokens, line, reserveTokens, compacts });
+			ctx.ui.notify(text, "warning");
 		}
-		if (committed.storeError !== undefined)
-			ctx.ui.notify(
-				`${brand}: the provider refused the request as too long; folding failed (${committed.storeError}), so nothing was folded and Pi's recovery compaction goes ahead.`,
-				"warning",
-			);
-		// Off: another process writes the session, which was said when it was seen.
-		else if (committed.freedTokens !== undefined)
-			ctx.ui.notify(
-				overflowNotEnoughText({ brand, failedTokens, freedTokens: committed.freedTokens, line, reserveTokens }),
-				"warning",
-			);
-		return undefined;
+		return committed.folded;
 	}
 
 	/** Called after each turn boundary (the footer's refresh), inside the runtime's own handler. */
