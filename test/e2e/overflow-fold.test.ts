@@ -79,24 +79,27 @@ async function session(
 
 const branchOf = (harness: SdkHarness) => harness.session.sessionManager.getBranch();
 
+/** The long ask: refused as too long, then retried with the folded window and answered. */
+async function askRefusedThenRetried(harness: SdkHarness) {
+	const before = harness.requests.length;
+	harness.enqueue(limited("Answered after folding."), limited("Answered after folding."));
+	const notices = await harness.run(LONG_ASK);
+	const [refused, retried, ...more] = harness.requests.slice(before);
+	expect(more).toEqual([]);
+	expect(requestTokens(refused?.messages ?? [])).toBeGreaterThan(LIMIT);
+	expect(requestTokens(retried?.messages ?? [])).toBeLessThanOrEqual(LIMIT);
+	const last = harness.session.messages.at(-1);
+	expect(last).toMatchObject({ role: "assistant", stopReason: "stop" });
+	expect(JSON.stringify(last)).toContain("Answered after folding.");
+	return { notices, retried };
+}
+
 describe("an overflow refusal in Pi", () => {
 	it("folds the batches, cancels the compaction and retries: answered, nothing summarized, originals one peek away", async () => {
 		const { harness, runtime } = await session(4_000);
 		const ctx = harness.session.extensionRunner.createContext();
 		expect(runtime.status(ctx).folds).toEqual([]);
-		const before = harness.requests.length;
-		harness.enqueue(limited("Answered after folding."), limited("Answered after folding."));
-
-		const notices = await harness.run(LONG_ASK);
-
-		// The refused request, then the retry with the folded window, answered.
-		const [refused, retried, ...more] = harness.requests.slice(before);
-		expect(more).toEqual([]);
-		expect(requestTokens(refused?.messages ?? [])).toBeGreaterThan(LIMIT);
-		expect(requestTokens(retried?.messages ?? [])).toBeLessThanOrEqual(LIMIT);
-		const last = harness.session.messages.at(-1);
-		expect(last).toMatchObject({ role: "assistant", stopReason: "stop" });
-		expect(JSON.stringify(last)).toContain("Answered after folding.");
+		const { notices, retried } = await askRefusedThenRetried(harness);
 		// The retry is the same ask over the folded window: no summary, no compaction.
 		expect(retried?.messages.at(-1)?.role).toBe("user");
 		expect(JSON.stringify(retried?.messages.at(-1)?.content)).toContain("keep every stage's result in mind");
@@ -192,16 +195,7 @@ describe("an overflow refusal in Pi", () => {
 	it("with the window under keepRecentTokens (Pi asks no one: nothing to compact), folds and retries at the settle boundary", async () => {
 		// Pi's default keepRecentTokens (20,000) holds the whole ~19k-token request: Pi omits the failed reply and stops.
 		const { harness, runtime } = await session(4_000, 20_000);
-		const before = harness.requests.length;
-		harness.enqueue(limited("Answered after folding."), limited("Answered after folding."));
-
-		const notices = await harness.run(LONG_ASK);
-
-		const [refused, retried, ...more] = harness.requests.slice(before);
-		expect(more).toEqual([]);
-		expect(requestTokens(refused?.messages ?? [])).toBeGreaterThan(LIMIT);
-		expect(requestTokens(retried?.messages ?? [])).toBeLessThanOrEqual(LIMIT);
-		expect(JSON.stringify(harness.session.messages.at(-1))).toContain("Answered after folding.");
+		const { notices } = await askRefusedThenRetried(harness);
 		expect(notices.join("\n")).toMatch(/Folded \d+ spans? losslessly instead.*Pi retries the request/);
 		expect(branchOf(harness).filter((entry) => entry.type === "compaction")).toEqual([]);
 		const status = runtime.status(harness.session.extensionRunner.createContext());
