@@ -112,7 +112,7 @@ export class FoldRuntime {
 			return handed;
 		});
 		pi.on("agent_before_settle", async (event, ctx) => {
-			await this.overflowPiGaveUp(ctx);
+			if (event.outcome === "error") await this.overflowPiGaveUp(ctx);
 			const handed = await this.onBoundary(event.entries, ctx);
 			if (!this.retryAfterOverflow) return handed;
 			// The overflow's fold replaced Pi's recovery compaction, so Pi schedules no retry: this is it.
@@ -166,7 +166,8 @@ export class FoldRuntime {
 		ctx: ExtensionContext,
 	): Promise<SessionBeforeCompactResult | undefined> {
 		this.reserveTokens = event.preparation.settings.reserveTokens;
-		const branch = ctx.sessionManager.getBranch();
+		this.sync(ctx);
+		const branch = this.engine.entries;
 		this.overflowSeen = branch.findLast((entry) => entry.type === "message" && entry.message.role === "assistant")?.id;
 		if (!(await this.overflowFold(ctx, this.reserveTokens, event.willRetry, true))) return undefined;
 		this.engine.cancelledCompaction();
@@ -174,9 +175,14 @@ export class FoldRuntime {
 		return { cancel: true };
 	}
 
-	/** Pi found nothing to compact after an overflow and asked no one (overflow.ts): the same fold and retry. */
+	/**
+	 * Pi found nothing to compact after an overflow and asked no one
+	 * (overflow.ts): the same fold and retry. Only after a run that ended in
+	 * an error, and over the engine's synced branch, not a walk of Pi's.
+	 */
 	private async overflowPiGaveUp(ctx: ExtensionContext): Promise<void> {
-		const failed = unrecoveredOverflow(ctx.sessionManager.getBranch());
+		this.sync(ctx);
+		const failed = unrecoveredOverflow(this.engine.entries);
 		if (!failed || failed.id === this.overflowSeen || !ctx.model) return;
 		this.overflowSeen = failed.id;
 		const reserveTokens =
