@@ -1,9 +1,10 @@
 /**
  * Package entry: Pi loads the default export; hosts that want options call
  * `registerPiFold(pi, options)` themselves. Registers both engines: the
- * deterministic compactor first (its `context` repair runs before the fold
- * runtime's projection), then the fold runtime, its tool, its commands and
- * its footer status. Options also come from the `piFold` key of Pi's
+ * fold runtime's overflow attempt first (a lossless fold before any
+ * summary), the deterministic compactor next (its `context` repair runs
+ * before the fold runtime's projection), then the fold runtime, its tool,
+ * its commands and its footer status. Options also come from the `piFold` key of Pi's
  * settings files (`src/fold/settings-file.ts`); options passed in code win.
  *
  * A bad option passed in code fails the whole load with one message naming
@@ -34,11 +35,13 @@ export type { FoldRuntime } from "./fold/pi/runtime.ts";
 export function registerPiFold(pi: ExtensionAPI, options: PiFoldOptions = {}): FoldRuntime {
 	// A factory has no context: registration options come from the global file (see settings-file.ts).
 	const registered = resolveWithSettings(options, readLayers(undefined), "registration").resolved;
+	const runtime = new FoldRuntime(pi, registered);
+	// A provider's overflow refusal is met with a lossless fold before the compactor summarizes anything.
+	runtime.registerOverflow();
 	const compaction = registerCompaction(pi, options.compaction, {
 		recallTool: registered.toolName,
 		foldsNote: (summarized) => foldsNote(summarized, registered.entryTypePrefix, registered.toolName),
 	});
-	const runtime = new FoldRuntime(pi, registered);
 	// Before the runtime's own session_start handler, so the state it rebuilds uses the session's options.
 	registerSessionSettings(pi, { code: options, live: runtime.options, compaction });
 	runtime.register();

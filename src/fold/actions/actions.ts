@@ -16,7 +16,7 @@ import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { foldTree } from "../lattice/lattice-view.ts";
-import { childFoldIds, type FoldRecord, isFoldId, isRefusal, unknownFold } from "../lattice/records.ts";
+import { childFoldIds, type FoldPart, type FoldRecord, isFoldId, isRefusal, unknownFold } from "../lattice/records.ts";
 import { appliesImmediately } from "../policy/epoch.ts";
 import { BACKSTOP_OCCUPANCY } from "../policy/ladder.ts";
 import type { FoldOp } from "../state/state-schema.ts";
@@ -116,8 +116,9 @@ function markFold(ws: FoldWorkspace, record: FoldRecord, correction: string, unt
 
 /** Withdraw a pending mark (epoch scheduling). */
 export function unmarkFold(ws: FoldWorkspace, id: string): ActionOutcome {
-	if (!ws.state.data.marks.some((mark) => mark.record.id === id)) {
-		const pending = ws.state.data.marks.map((mark) => mark.record.id);
+	const mark = ws.state.data.marks.find((item) => item.record.id === id);
+	if (!mark) {
+		const pending = ws.state.data.marks.map((item) => item.record.id);
 		return failed(
 			"not-marked",
 			`${id} is not a pending mark${pending.length > 0 ? `; pending: ${pending.join(", ")}` : "; nothing is pending"}. A committed fold is undone with expand, not unmark.`,
@@ -126,9 +127,20 @@ export function unmarkFold(ws: FoldWorkspace, id: string): ActionOutcome {
 	return {
 		ok: true,
 		foldId: id,
-		text: `Withdrew the pending mark ${id}; nothing folds for it at the next commit.`,
+		// The ladder folds stale spans on its own (at the very next commit, when the rewrite is free): say how to stop it.
+		text:
+			`Withdrew the pending mark ${id}; it does not fold as your mark. The automatic ladder still folds stale spans ` +
+			`on its own when that pays; to keep these entries raw: ${ws.options.toolName} ${JSON.stringify({ action: "protect", ids: spanEnds(mark.record.parts) })}.`,
 		change: { records: [], ops: [{ op: "unmark", id }], causes: [] },
 	};
+}
+
+/** The first and last ids of a record's parts (entry or fold ids), as protect takes them. */
+function spanEnds(parts: readonly FoldPart[]): string[] {
+	const idOf = (part: FoldPart | undefined) => (part?.type === "fold" ? part.foldId : (part?.entryId ?? ""));
+	const first = idOf(parts[0]);
+	const last = idOf(parts.at(-1));
+	return first === last ? [first] : [first, last];
 }
 
 /** How durable a fold's source is, said plainly: a memory store loses it when Pi exits. */

@@ -7,7 +7,7 @@
  */
 
 import type { FoldOptions } from "../lattice/lattice.ts";
-import type { FoldLattice } from "../lattice/records.ts";
+import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
@@ -16,8 +16,11 @@ import type { FoldState } from "../state/state.ts";
 import { type PlannedCommit, planCommit } from "./commit.ts";
 import type { HostFacts } from "./host-facts.ts";
 
-/** Why the ladder is asked out of turn: Pi is about to compact, or a request is over the serving budget. */
-export type ForcedBy = "threshold" | "fence";
+/**
+ * Why the ladder is asked out of turn: Pi is about to compact, the provider
+ * refused a request as too long, or a request is over the serving budget.
+ */
+export type ForcedBy = "threshold" | "overflow" | "fence";
 
 /** What may fold at a later commit, for the summarizer to prepare briefs: the ladder's input and fresh tail. */
 export interface PrepareHint {
@@ -40,8 +43,10 @@ export interface AutomaticInput {
 	options: ResolvedOptions;
 	/** A rewrite happens anyway (an action announced one) or the cache is cold. */
 	freeRewrite: boolean;
+	/** A reboundary's dissolve is part of the pending rewrite (see `LadderInput.justDissolved`). */
+	justDissolved?: boolean;
 	force?: ForcedBy;
-	/** Commit only if the window ends at or under this many tokens (Pi's compaction line), else decline. */
+	/** Commit only if the window ends at or under this many tokens (Pi's compaction line, or the overflow line), else decline. */
 	under?: number;
 	/** Briefs prepared before this commit (model summaries); undefined: deterministic. */
 	briefSource?: FoldOptions["briefSource"];
@@ -62,6 +67,8 @@ export function planAutomatic(input: AutomaticInput): AutomaticPlan {
 		foldPeekResults: options.foldPeekResults,
 		marks: state.data.marks,
 		expanded: new Set(state.data.expanded),
+		dissolved: dissolvedRecords(state),
+		justDissolved: input.justDissolved ?? false,
 		freeRewrite: input.freeRewrite,
 		force: input.force,
 	};
@@ -80,4 +87,11 @@ export function planAutomatic(input: AutomaticInput): AutomaticPlan {
 		...(input.briefSource ? { briefSource: input.briefSource } : {}),
 	});
 	return planned ? { kind: "planned", decision, planned, input: ladder } : { kind: "empty", decision };
+}
+
+/** The records the agent dissolved (reboundary), which the ladder never folds again as they were. */
+function dissolvedRecords(state: FoldState): FoldRecord[] {
+	if (state.data.dissolved.length === 0) return [];
+	const dissolved = new Set(state.data.dissolved);
+	return state.records.filter((record) => dissolved.has(record.id));
 }

@@ -336,6 +336,7 @@ export class FoldEngine {
 			host,
 			options: this.options,
 			freeRewrite: this.causes.size > 0 || this.coldCache,
+			justDissolved: this.causes.has("reboundary"),
 			...(force ? { force } : {}),
 			...(under === undefined ? {} : { under }),
 			briefSource: this.briefSource?.(host.cwd),

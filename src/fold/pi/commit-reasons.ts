@@ -16,6 +16,7 @@ export const COMMIT_REASON_TEXT: Readonly<Record<CommitReason, string>> = {
 	"long-context": "the window neared the model's long-context price tier",
 	"free-rewrite": "the cache was cold anyway (after a blocking tool)",
 	threshold: "Pi was about to compact",
+	overflow: "the provider refused the request as too long",
 	fence: "the next request was over budget",
 };
 
@@ -27,7 +28,7 @@ export function commitReasonText(reason: string): string {
 /** When the next commit comes: every rung of the ladder that commits, in the person's words. */
 export const COMMIT_MOMENTS =
 	`when carrying the stale text has cost as much as the rewrite, when the window reaches ${backstop} of the budget or nears a long-context price tier, ` +
-	"when the cache is cold anyway (after a blocking tool), before Pi compacts, or when the next request would not fit.";
+	"when the cache is cold anyway (after a blocking tool), before Pi compacts, when the provider refuses a request as too long, or when the next request would not fit.";
 
 /** When pending marks land, for `/context`. */
 export const PENDING_MARKS_COMMIT_TEXT = `They land together at the next commit: ${COMMIT_MOMENTS}`;

@@ -8,13 +8,19 @@
  * returns `context_edit` drafts from `turn_end` / `agent_before_settle`,
  * sends the `context` hook's preview, refuses a request over budget out of
  * band, cancels Pi's threshold compaction when a lossless commit gets under
- * Pi's line, and runs the summarizer's requests in the background.
+ * Pi's line, answers a provider's overflow refusal with a lossless fold and
+ * a retry when that fits (overflow.ts), and runs the summarizer's requests
+ * in the background.
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type {
+	AgentBeforeSettleEvent,
+	AgentBeforeSettleEventResult,
 	ExtensionAPI,
 	ExtensionContext,
+	SessionBeforeCompactEvent,
+	SessionBeforeCompactResult,
 	SessionBoundaryDraft,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
@@ -23,6 +29,7 @@ import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
+import type { CommitSummary } from "../engine/commit.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
 import { hostLoadout, requestLoadout, strictFailure } from "../engine/instrument.ts";
@@ -31,9 +38,16 @@ import { lostNoticeText, noticeType } from "../engine/recovery.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
 import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
-import type { WindowReading } from "../policy/budget.ts";
+import { PI_DEFAULT_RESERVE_TOKENS, type WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
+import {
+	overflowFoldedText,
+	overflowLine,
+	overflowNotEnoughText,
+	piReserveTokens,
+	unrecoveredOverflow,
+} from "./overflow.ts";
 import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
@@ -95,6 +109,8 @@ export class FoldRuntime {
 		// One handler per boundary event: Pi projects the whole branch again after each handler of a boundary.
 		pi.on("turn_end", async (event, ctx) => {
 			const handed = await this.onBoundary(event.entries, ctx);
+			// A failed turn may be an overflow Pi found nothing to compact for: the settle boundary looks (overflowPiGaveUp).
+			this.lastTurnFailed = event.outcome === "error";
 			this.listenAtSettle();
 			this.turnObserved(ctx);
 			return handed;
@@ -106,13 +122,15 @@ export class FoldRuntime {
 			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
 			this.reserveTokens = event.preparation.settings.reserveTokens;
 			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
-			const folded = await this.autoCommit(ctx, "threshold", line);
+			const { folded } = await this.autoCommit(ctx, "threshold", line);
 			this.listenAtSettle();
 			if (!folded) return undefined;
 			this.engine.cancelledCompaction();
 			return { cancel: true };
 		});
 		pi.on("agent_settled", (_event, ctx) => {
+			// An aborted run skips agent_before_settle: the retry it would have asked for is not owed any more.
+			this.retryAfterOverflow = false;
 			this.sync(ctx);
 			this.engine.reconcile();
 			this.flushQueued();
@@ -135,16 +153,114 @@ export class FoldRuntime {
 	 * before and after each boundary handler, and once more at settle, so an
 	 * idle listener costs every run three of them. It hands over a commit made
 	 * after the last turn (a threshold commit, an action) and lets the ladder
-	 * follow up its own commit (a consolidation the new folds make eligible).
+	 * follow up its own commit (a consolidation the new folds make eligible),
+	 * and asks for the retry an overflow's fold owes (overflow.ts).
 	 */
 	private listenAtSettle(): void {
-		const wanted = this.engine.settleBoundaryWanted();
+		const wanted = this.engine.settleBoundaryWanted() || this.retryAfterOverflow || this.lastTurnFailed;
 		if (wanted && !this.settleListener)
-			this.settleListener = this.pi.on("agent_before_settle", (event, ctx) => this.onBoundary(event.entries, ctx));
+			this.settleListener = this.pi.on("agent_before_settle", (event, ctx) => this.onSettle(event, ctx));
 		else if (!wanted && this.settleListener) {
 			this.settleListener();
 			this.settleListener = undefined;
 		}
+	}
+
+	/** The last turn ended in an error (its boundary keeps the settle listener for the overflow check). */
+	private lastTurnFailed = false;
+
+	private async onSettle(
+		event: AgentBeforeSettleEvent,
+		ctx: ExtensionContext,
+	): Promise<AgentBeforeSettleEventResult | undefined> {
+		if (event.outcome === "error") await this.overflowPiGaveUp(ctx);
+		const handed = await this.onBoundary(event.entries, ctx);
+		if (!this.retryAfterOverflow) return handed;
+		// The overflow's fold replaced Pi's recovery compaction, so Pi schedules no retry: this is it.
+		this.retryAfterOverflow = false;
+		return { ...handed, continue: true };
+	}
+
+	/**
+	 * The overflow attempt (overflow.ts), registered before the compactor's
+	 * handler (index.ts): a lossless fold comes before any summary, and a
+	 * compactor that cancels never keeps it from being tried.
+	 */
+	registerOverflow(): void {
+		this.pi.on("session_before_compact", (event, ctx) =>
+			event.reason === "overflow" ? this.onOverflow(event, ctx) : undefined,
+		);
+	}
+
+	/** Set when an overflow's fold replaced Pi's recovery: the next settle boundary asks for the retry. */
+	private retryAfterOverflow = false;
+	/** The failed reply whose overflow was already answered (folded, or left to Pi's compaction). */
+	private overflowSeen: string | undefined;
+
+	/** The provider refused the request as too long and Pi asks to compact: fold instead when that fits. */
+	private async onOverflow(
+		event: SessionBeforeCompactEvent,
+		ctx: ExtensionContext,
+	): Promise<SessionBeforeCompactResult | undefined> {
+		this.reserveTokens = event.preparation.settings.reserveTokens;
+		this.sync(ctx);
+		const branch = this.engine.entries;
+		this.overflowSeen = branch.findLast((entry) => entry.type === "message" && entry.message.role === "assistant")?.id;
+		if (!(await this.overflowFold(ctx, this.reserveTokens, event.willRetry, true))) return undefined;
+		this.engine.cancelledCompaction();
+		this.retryAfterOverflow = event.willRetry;
+		return { cancel: true };
+	}
+
+	/**
+	 * Pi found nothing to compact after an overflow and asked no one
+	 * (overflow.ts): the same fold and retry. Only after a run that ended in
+	 * an error, and over the engine's synced branch, not a walk of Pi's.
+	 */
+	private async overflowPiGaveUp(ctx: ExtensionContext): Promise<void> {
+		this.sync(ctx);
+		const failed = unrecoveredOverflow(this.engine.entries);
+		if (!failed || failed.id === this.overflowSeen || !ctx.model) return;
+		this.overflowSeen = failed.id;
+		const reserveTokens =
+			piReserveTokens(this.pi.getSettings(), ctx.model) ?? this.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
+		this.retryAfterOverflow = await this.overflowFold(ctx, reserveTokens, true, false);
+	}
+
+	/**
+	 * Fold everything eligible if that brings the window under the overflow
+	 * line (overflow.ts), else nothing; either way the person is told. True
+	 * when folds landed. `compacts`: Pi's recovery compaction runs otherwise.
+	 */
+	private async overflowFold(
+		ctx: ExtensionContext,
+		reserveTokens: number,
+		retry: boolean,
+		compacts: boolean,
+	): Promise<boolean> {
+		if (!ctx.model) return false;
+		this.sync(ctx);
+		// What failed is what the next request holds: Pi omitted the failed reply, nothing else changed.
+		const failedTokens = this.engine.reading(this.hostFacts(ctx)).total;
+		const line = overflowLine(failedTokens, ctx.model.contextWindow, reserveTokens);
+		const committed = await this.autoCommit(ctx, "overflow", line);
+		const brand = this.options.brandNoun;
+		if (committed.folded) {
+			const { folds, freedTokens } = committed.summary;
+			const command = this.options.commandNames.status;
+			const text = overflowFoldedText({ brand, failedTokens, folds: folds.length, freedTokens, retry, command });
+			ctx.ui.notify(text, "info");
+		} else if (committed.storeError !== undefined) {
+			const then = compacts ? "Pi's recovery compaction goes ahead" : "the request is unanswered";
+			const text = `${brand}: the provider refused the request as too long; folding failed (${committed.storeError}), so nothing was folded and ${then}.`;
+			ctx.ui.notify(text, "warning");
+		} else if (committed.freedTokens !== undefined) {
+			// (Off: another process writes the session, which was said when it was seen.)
+			const { freedTokens } = committed;
+			const text = overflowNotEnoughText({ brand, failedTokens, freedTokens, line, reserveTokens, compacts });
+			ctx.ui.notify(text, "warning");
+		}
+		return committed.folded;
 	}
 
 	/** Called after each turn boundary (the footer's refresh), inside the runtime's own handler. */
@@ -171,6 +287,8 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.engine.reset(manager.getBranch(), store);
+		this.retryAfterOverflow = false;
+		this.lastTurnFailed = false;
 		this.listenAtSettle();
 		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
@@ -300,27 +418,30 @@ export class FoldRuntime {
 
 	/**
 	 * Let the engine decide a commit and carry it out: store every new fold's
-	 * source, then apply. True when folds landed. `under`: Pi's compaction line.
+	 * source, then apply. `under`: Pi's compaction line (or the overflow line).
 	 */
-	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<boolean> {
-		if (this.sawOtherWriter(ctx)) return false;
+	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<AutoCommitOutcome> {
+		if (this.sawOtherWriter(ctx)) return { folded: false };
 		this.sync(ctx);
 		const plan: AutomaticPlan = this.engine.planAutoCommit(this.hostFacts(ctx), force, under);
 		if (plan.kind === "declined") this.prepare(ctx, plan.prepare);
-		if (plan.kind !== "planned") return false;
+		if (plan.kind !== "planned") {
+			return plan.kind === "off" ? { folded: false } : { folded: false, freedTokens: plan.decision.freedTokens };
+		}
 		for (const [hash, source] of plan.planned.sources) {
 			try {
 				await this.engine.store.put(source, { expectedHash: hash });
 			} catch (error) {
 				// Nothing is applied: a fold whose source is not stored would not be one peek away.
-				this.engine.declineCommit(plan, `store write failed: ${String(error)}`);
-				return false;
+				const storeError = `store write failed: ${String(error)}`;
+				this.engine.declineCommit(plan, storeError);
+				return { folded: false, storeError };
 			}
 		}
 		const applied = this.engine.applyCommit(plan);
 		if (ctx.isIdle()) this.flushQueued();
 		this.prepare(ctx, applied.prepare);
-		return applied.folded;
+		return applied.folded ? { folded: true, summary: plan.planned.summary } : { folded: false };
 	}
 
 	/** Ask the summarizer for briefs of what may fold at a later commit (background; never awaited). */
@@ -346,6 +467,8 @@ export class FoldRuntime {
 		ctx: ExtensionContext,
 	): Promise<{ messages: AgentMessage[] } | undefined> {
 		this.sync(ctx);
+		// Any request after an overflow's fold carries it (queued messages went first): no second retry.
+		this.retryAfterOverflow = false;
 		// Over budget: fold whatever is eligible now; the request below previews it.
 		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
 		// Observed in `onSent`, once every other handler has run.
@@ -401,5 +524,14 @@ export class FoldRuntime {
 		return { reading: this.engine.reading(host), budget: host.budget };
 	}
 }
+
+/**
+ * What an automatic commit came to: the folds that landed; or none, with
+ * what the ladder could have freed (undefined when it was off) or why the
+ * sources could not be stored.
+ */
+type AutoCommitOutcome =
+	| { folded: true; summary: CommitSummary }
+	| { folded: false; freedTokens?: number; storeError?: string };
 
 export { STRICT_APPEND_ONLY_ENV };

@@ -21,15 +21,17 @@
  * chapters and consolidations are cut at it), so an expand is never undone
  * behind the agent's back; it stays until the agent refolds it. What keeps
  * an expand from crowding the window is its admission check
- * (`expandRoom`, src/fold/actions/expand-room.ts).
+ * (`expandRoom`, src/fold/actions/expand-room.ts). A span the agent
+ * dissolved (`reboundary`) is never folded again as it was (record-range.ts).
  */
 
 import { batchesOutsideRoots, indexLattice, type LatticeIndex } from "../lattice/lattice-index.ts";
 import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
-import type { FoldLattice } from "../lattice/records.ts";
+import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import { type BranchView, closedChapters, type StructuralUnit } from "../lattice/units.ts";
 import type { PendingMark } from "../state/state-schema.ts";
 import { rangeTokens, type TokenPrices, type WindowReading } from "./budget.ts";
+import { dissolvedAt, recordRange } from "./record-range.ts";
 import { deepSpans } from "./spans.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
@@ -69,7 +71,7 @@ export interface LadderCandidate {
 	mark?: PendingMark;
 }
 
-export type CommitReason = "priced" | "backstop" | "long-context" | "free-rewrite" | "threshold" | "fence";
+export type CommitReason = "priced" | "backstop" | "long-context" | "free-rewrite" | "threshold" | "overflow" | "fence";
 
 export interface LadderInput {
 	view: BranchView;
@@ -83,10 +85,25 @@ export interface LadderInput {
 	marks: readonly PendingMark[];
 	/** Folds the agent expanded: no automatic fold covers them. */
 	expanded: ReadonlySet<string>;
+	/**
+	 * Records the agent dissolved (`reboundary`): it said that cut was wrong,
+	 * so the ladder never folds exactly that span again. Default: none.
+	 */
+	dissolved?: readonly FoldRecord[];
+	/**
+	 * A dissolve is part of this boundary's rewrite: its entries were promised
+	 * raw from the next request on, so nothing overlapping a dissolved span
+	 * folds here (the agent's own marks excepted).
+	 */
+	justDissolved?: boolean;
 	/** A rewrite happens at this boundary anyway (expand, refold, …) or the cache is cold: committing adds no re-read. */
 	freeRewrite: boolean;
-	/** Pi is about to compact ("threshold") or a request is over budget ("fence"): fold everything eligible. */
-	force?: "threshold" | "fence";
+	/**
+	 * Pi is about to compact ("threshold"), the provider refused a request as
+	 * too long ("overflow") or a request is over budget ("fence"): fold
+	 * everything eligible.
+	 */
+	force?: "threshold" | "overflow" | "fence";
 }
 
 export interface CommitDecision {
@@ -219,28 +236,6 @@ function batchFreed(view: BranchView, reading: WindowReading, unit: StructuralUn
 	return results - BRIEF_TOKENS_ESTIMATE;
 }
 
-/** Entry range of a pending mark on this branch, or undefined when its entries are gone. */
-function markRange(
-	view: BranchView,
-	lattice: FoldLattice,
-	mark: PendingMark,
-): { start: number; end: number } | undefined {
-	const leaves: number[] = [];
-	const visit = (parts: PendingMark["record"]["parts"]): void => {
-		for (const part of parts) {
-			if (part.type === "entry") leaves.push(view.indexById.get(part.entryId) ?? -1);
-			else {
-				const child = lattice.folds.get(part.foldId);
-				if (child) visit(child.parts);
-				else leaves.push(-1);
-			}
-		}
-	};
-	visit(mark.record.parts);
-	if (leaves.length === 0 || leaves.some((index) => index < 0)) return undefined;
-	return { start: Math.min(...leaves), end: Math.max(...leaves) + 1 };
-}
-
 /** Every span the ladder could fold now, stalest first, with the marks held back by the fresh tail. */
 export function ladderCandidates(
 	input: LadderInput,
@@ -254,7 +249,7 @@ export function ladderCandidates(
 	const held: PendingMark[] = [];
 	const marked: LadderCandidate[] = [];
 	for (const mark of input.marks) {
-		const range = markRange(view, input.lattice, mark);
+		const range = recordRange(view, input.lattice, mark.record);
 		if (!range) continue;
 		if (range.end > tailStart) {
 			held.push(mark);
@@ -274,6 +269,7 @@ export function ladderCandidates(
 		});
 	}
 	const overlapsMark = (start: number, end: number) => marked.some((m) => start < m.end && m.start < end);
+	const dissolved = dissolvedAt(view, input.lattice, input.dissolved ?? [], input.justDissolved ?? false);
 
 	const spans: LadderCandidate[] = deepSpans({
 		view,
@@ -282,16 +278,20 @@ export function ladderCandidates(
 		tailStart,
 		keepRaw: (unit) => keepsRaw(input, unit),
 		overlapsMark,
-	}).map((span) => ({
-		rung: "span",
-		kind: "chapter",
-		start: span.start,
-		end: span.end,
-		ids: [view.entries[span.start]?.id ?? "", view.entries[span.end - 1]?.id ?? ""],
-		freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
-		// The token-weighted age: freed × age is the rent the span's tokens have paid.
-		age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
-	}));
+	})
+		.map(
+			(span): LadderCandidate => ({
+				rung: "span",
+				kind: "chapter",
+				start: span.start,
+				end: span.end,
+				ids: [view.entries[span.start]?.id ?? "", view.entries[span.end - 1]?.id ?? ""],
+				freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
+				// The token-weighted age: freed × age is the rent the span's tokens have paid.
+				age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
+			}),
+		)
+		.filter((span) => !dissolved(span.start, span.end));
 	const overlapsSpan = (start: number, end: number) => spans.some((s) => start < s.end && s.start < end);
 
 	const batches: LadderCandidate[] = [];
@@ -299,6 +299,7 @@ export function ladderCandidates(
 		if (unit.kind !== "tool-batch" || !unit.completed || unit.end > tailStart) continue;
 		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end) || overlapsSpan(unit.start, unit.end))
 			continue;
+		if (dissolved(unit.start, unit.end)) continue;
 		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
 		const contextTool = contextToolRung(view, unit, input.contextToolName);
 		if (contextTool === "bookkeeping" || (contextTool === "peek" && !input.foldPeekResults)) continue;
@@ -335,6 +336,7 @@ export function ladderCandidates(
 			const root = index.rootAt.get(chapter.start);
 			if (root && root.end >= chapter.end) continue;
 			if (overlapsSpan(chapter.start, chapter.end) || holdsExpanded(chapter.start, chapter.end)) continue;
+			if (dissolved(chapter.start, chapter.end)) continue;
 			if (hasProtected(view, input.protectedIds, chapter.start, chapter.end)) continue;
 			const inner = [...marked, ...batches].filter((c) => c.start >= chapter.start && c.end <= chapter.end);
 			const innerFreed = inner.reduce((total, c) => total + c.freedTokens, 0);
@@ -353,7 +355,11 @@ export function ladderCandidates(
 	}
 	const consolidation = consolidationCandidate(input, index, tailStart, after, pressure);
 	const candidates = [...marked, ...spans, ...batches, ...chapters];
-	if (consolidation && !candidates.some((c) => c.start < consolidation.end && consolidation.start < c.end)) {
+	if (
+		consolidation &&
+		!dissolved(consolidation.start, consolidation.end) &&
+		!candidates.some((c) => c.start < consolidation.end && consolidation.start < c.end)
+	) {
 		candidates.push(consolidation);
 	}
 	return { candidates, held };

@@ -156,6 +156,29 @@ describe("commit pricing", () => {
 		const decision = decideCommit(input(entries, { lattice, protectedIds }));
 		expect(decision.selected.map((c) => c.ids[0])).toEqual([calls[2]]);
 	});
+
+	it("never folds a span the agent dissolved exactly as it was, even when the rewrite is free", () => {
+		const { entries, calls } = stages([9_000, 9_000, 9_000, 9_000]);
+		const before = decideCommit(input(entries, { freeRewrite: true }));
+		const [span] = before.selected;
+		expect(before.selected).toMatchObject([{ rung: "span" }]);
+		// The agent had that span folded and dissolved it with reboundary.
+		const made = createFold(
+			emptyLattice(),
+			analyzeBranch(entries),
+			{ kind: "chapter", first: span?.ids[0] ?? "", last: span?.ids[1] ?? "" },
+			AGENT,
+		);
+		if (isRefusal(made)) throw new Error(made.message);
+		const decision = decideCommit(input(entries, { dissolved: [made.record], freeRewrite: true }));
+		expect(decision.commit).toBe(true);
+		expect(decision.selected.some((c) => c.start === span?.start && c.end === span?.end)).toBe(false);
+		// What the span held still folds, cut otherwise: here the batches outside the fresh tail.
+		expect(decision.selected.map((c) => c.ids[0])).toEqual([calls[0], calls[1], calls[2]]);
+		// At the boundary of the dissolve itself its entries were promised raw: nothing of the span folds there.
+		const fresh = decideCommit(input(entries, { dissolved: [made.record], justDissolved: true, freeRewrite: true }));
+		expect(fresh).toMatchObject({ commit: false, declined: "nothing eligible outside the fresh tail" });
+	});
 });
 
 describe("rungs", () => {
