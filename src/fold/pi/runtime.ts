@@ -19,8 +19,6 @@ import type {
 	AgentBeforeSettleEventResult,
 	ExtensionAPI,
 	ExtensionContext,
-	SessionBeforeCompactEvent,
-	SessionBeforeCompactResult,
 	SessionBoundaryDraft,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
@@ -29,7 +27,6 @@ import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
-import type { CommitSummary } from "../engine/commit.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
 import { hostLoadout, requestLoadout, strictFailure } from "../engine/instrument.ts";
@@ -38,23 +35,25 @@ import { lostNoticeText, noticeType } from "../engine/recovery.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
 import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
-import { PI_DEFAULT_RESERVE_TOKENS, type WindowReading } from "../policy/budget.ts";
+import type { WindowReading } from "../policy/budget.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
+import { OverflowRecovery } from "./overflow-recovery.ts";
 import {
-	overflowFoldedText,
-	overflowLine,
-	overflowNotEnoughText,
-	piReserveTokens,
-	unrecoveredOverflow,
-} from "./overflow.ts";
-import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
+	type AutoCommitOutcome,
+	openSessionStore,
+	STRICT_APPEND_ONLY_ENV,
+	strictAppendOnly,
+	strictFailureText,
+} from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
 export class FoldRuntime {
 	readonly options: ResolvedOptions;
 	readonly engine: FoldEngine;
-	private readonly pi: ExtensionAPI;
+	readonly pi: ExtensionAPI;
+	/** The provider's overflow refusals, answered with a fold and a retry when that fits. */
+	private readonly overflow: OverflowRecovery;
 	/** The leaf the engine's branch ends at; a different leaf means entries were appended (or the branch moved). */
 	private syncedLeaf: string | null | undefined;
 	/** Oversized MCP results as verified artifacts (evidence-host.ts). */
@@ -72,6 +71,7 @@ export class FoldRuntime {
 		this.pi = pi;
 		this.options = options;
 		this.engine = new FoldEngine(options);
+		this.overflow = new OverflowRecovery(this);
 		this.evidence = new EvidenceHost(options);
 		const persist = (customType: string, data: unknown) => {
 			this.engine.queue(customType, data);
@@ -130,7 +130,7 @@ export class FoldRuntime {
 		});
 		pi.on("agent_settled", (_event, ctx) => {
 			// An aborted run skips agent_before_settle: the retry it would have asked for is not owed any more.
-			this.retryAfterOverflow = false;
+			this.overflow.takeRetry();
 			this.sync(ctx);
 			this.engine.reconcile();
 			this.flushQueued();
@@ -157,7 +157,7 @@ export class FoldRuntime {
 	 * and asks for the retry an overflow's fold owes (overflow.ts).
 	 */
 	private listenAtSettle(): void {
-		const wanted = this.engine.settleBoundaryWanted() || this.retryAfterOverflow || this.lastTurnFailed;
+		const wanted = this.engine.settleBoundaryWanted() || this.overflow.retryOwed || this.lastTurnFailed;
 		if (wanted && !this.settleListener)
 			this.settleListener = this.pi.on("agent_before_settle", (event, ctx) => this.onSettle(event, ctx));
 		else if (!wanted && this.settleListener) {
@@ -173,94 +173,24 @@ export class FoldRuntime {
 		event: AgentBeforeSettleEvent,
 		ctx: ExtensionContext,
 	): Promise<AgentBeforeSettleEventResult | undefined> {
-		if (event.outcome === "error") await this.overflowPiGaveUp(ctx);
+		if (event.outcome === "error") await this.overflow.afterFailedRun(ctx);
 		const handed = await this.onBoundary(event.entries, ctx);
-		if (!this.retryAfterOverflow) return handed;
 		// The overflow's fold replaced Pi's recovery compaction, so Pi schedules no retry: this is it.
-		this.retryAfterOverflow = false;
-		return { ...handed, continue: true };
+		return this.overflow.takeRetry() ? { ...handed, continue: true } : handed;
 	}
 
 	/**
-	 * The overflow attempt (overflow.ts), registered before the compactor's
-	 * handler (index.ts): a lossless fold comes before any summary, and a
-	 * compactor that cancels never keeps it from being tried.
+	 * The overflow attempt (overflow-recovery.ts), registered before the
+	 * compactor's handler (index.ts): a lossless fold comes before any
+	 * summary, and a compactor that cancels never keeps it from being tried.
 	 */
 	registerOverflow(): void {
-		this.pi.on("session_before_compact", (event, ctx) =>
-			event.reason === "overflow" ? this.onOverflow(event, ctx) : undefined,
-		);
-	}
-
-	/** Set when an overflow's fold replaced Pi's recovery: the next settle boundary asks for the retry. */
-	private retryAfterOverflow = false;
-	/** The failed reply whose overflow was already answered (folded, or left to Pi's compaction). */
-	private overflowSeen: string | undefined;
-
-	/** The provider refused the request as too long and Pi asks to compact: fold instead when that fits. */
-	private async onOverflow(
-		event: SessionBeforeCompactEvent,
-		ctx: ExtensionContext,
-	): Promise<SessionBeforeCompactResult | undefined> {
-		this.reserveTokens = event.preparation.settings.reserveTokens;
-		this.sync(ctx);
-		const branch = this.engine.entries;
-		this.overflowSeen = branch.findLast((entry) => entry.type === "message" && entry.message.role === "assistant")?.id;
-		if (!(await this.overflowFold(ctx, this.reserveTokens, event.willRetry, true))) return undefined;
-		this.engine.cancelledCompaction();
-		this.retryAfterOverflow = event.willRetry;
-		return { cancel: true };
-	}
-
-	/**
-	 * Pi found nothing to compact after an overflow and asked no one
-	 * (overflow.ts): the same fold and retry. Only after a run that ended in
-	 * an error, and over the engine's synced branch, not a walk of Pi's.
-	 */
-	private async overflowPiGaveUp(ctx: ExtensionContext): Promise<void> {
-		this.sync(ctx);
-		const failed = unrecoveredOverflow(this.engine.entries);
-		if (!failed || failed.id === this.overflowSeen || !ctx.model) return;
-		this.overflowSeen = failed.id;
-		const reserveTokens =
-			piReserveTokens(this.pi.getSettings(), ctx.model) ?? this.reserveTokens ?? PI_DEFAULT_RESERVE_TOKENS;
-		this.retryAfterOverflow = await this.overflowFold(ctx, reserveTokens, true, false);
-	}
-
-	/**
-	 * Fold everything eligible if that brings the window under the overflow
-	 * line (overflow.ts), else nothing; either way the person is told. True
-	 * when folds landed. `compacts`: Pi's recovery compaction runs otherwise.
-	 */
-	private async overflowFold(
-		ctx: ExtensionContext,
-		reserveTokens: number,
-		retry: boolean,
-		compacts: boolean,
-	): Promise<boolean> {
-		if (!ctx.model) return false;
-		this.sync(ctx);
-		// What failed is what the next request holds: Pi omitted the failed reply, nothing else changed.
-		const failedTokens = this.engine.reading(this.hostFacts(ctx)).total;
-		const line = overflowLine(failedTokens, ctx.model.contextWindow, reserveTokens);
-		const committed = await this.autoCommit(ctx, "overflow", line);
-		const brand = this.options.brandNoun;
-		if (committed.folded) {
-			const { folds, freedTokens } = committed.summary;
-			const command = this.options.commandNames.status;
-			const text = overflowFoldedText({ brand, failedTokens, folds: folds.length, freedTokens, retry, command });
-			ctx.ui.notify(text, "info");
-		} else if (committed.storeError !== undefined) {
-			const then = compacts ? "Pi's recovery compaction goes ahead" : "the request is unanswered";
-			const text = `${brand}: the provider refused the request as too long; folding failed (${committed.storeError}), so nothing was folded and ${then}.`;
-			ctx.ui.notify(text, "warning");
-		} else if (committed.freedTokens !== undefined) {
-			// (Off: another process writes the session, which was said when it was seen.)
-			const { freedTokens } = committed;
-			const text = overflowNotEnoughText({ brand, failedTokens, freedTokens, line, reserveTokens, compacts });
-			ctx.ui.notify(text, "warning");
-		}
-		return committed.folded;
+		this.pi.on("session_before_compact", async (event, ctx) => {
+			if (event.reason !== "overflow") return undefined;
+			const result = await this.overflow.onCompact(event, ctx);
+			this.listenAtSettle();
+			return result;
+		});
 	}
 
 	/** Called after each turn boundary (the footer's refresh), inside the runtime's own handler. */
@@ -287,7 +217,7 @@ export class FoldRuntime {
 		const manager = ctx.sessionManager;
 		const store = openSessionStore(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.engine.reset(manager.getBranch(), store);
-		this.retryAfterOverflow = false;
+		this.overflow.takeRetry();
 		this.lastTurnFailed = false;
 		this.listenAtSettle();
 		this.writers.start(manager.getSessionFile());
@@ -301,7 +231,7 @@ export class FoldRuntime {
 	 * leaf back to the last entry it knows. A walk that never meets it (the
 	 * branch moved without an event) hands over the whole branch instead.
 	 */
-	private sync(ctx: ExtensionContext): void {
+	sync(ctx: ExtensionContext): void {
 		const manager = ctx.sessionManager;
 		const leaf = manager.getLeafId();
 		if (leaf === this.syncedLeaf) return;
@@ -337,7 +267,7 @@ export class FoldRuntime {
 	}
 
 	/** Pi's `compaction.reserveTokens`, once a compaction event showed it (Pi's default until then). */
-	private reserveTokens: number | undefined;
+	reserveTokens: number | undefined;
 
 	/** Declared tools' estimated tokens, recounted only when the active set changes. */
 	private toolTokensMemo: { key: string; tokens: number } | undefined;
@@ -420,7 +350,7 @@ export class FoldRuntime {
 	 * Let the engine decide a commit and carry it out: store every new fold's
 	 * source, then apply. `under`: Pi's compaction line (or the overflow line).
 	 */
-	private async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<AutoCommitOutcome> {
+	async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<AutoCommitOutcome> {
 		if (this.sawOtherWriter(ctx)) return { folded: false };
 		this.sync(ctx);
 		const plan: AutomaticPlan = this.engine.planAutoCommit(this.hostFacts(ctx), force, under);
@@ -468,7 +398,7 @@ export class FoldRuntime {
 	): Promise<{ messages: AgentMessage[] } | undefined> {
 		this.sync(ctx);
 		// Any request after an overflow's fold carries it (queued messages went first): no second retry.
-		this.retryAfterOverflow = false;
+		this.overflow.takeRetry();
 		// Over budget: fold whatever is eligible now; the request below previews it.
 		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
 		// Observed in `onSent`, once every other handler has run.
@@ -524,14 +454,5 @@ export class FoldRuntime {
 		return { reading: this.engine.reading(host), budget: host.budget };
 	}
 }
-
-/**
- * What an automatic commit came to: the folds that landed; or none, with
- * what the ladder could have freed (undefined when it was off) or why the
- * sources could not be stored.
- */
-type AutoCommitOutcome =
-	| { folded: true; summary: CommitSummary }
-	| { folded: false; freedTokens?: number; storeError?: string };
 
 export { STRICT_APPEND_ONLY_ENV };
