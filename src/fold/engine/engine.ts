@@ -39,7 +39,6 @@ import {
 	persistChange,
 	rebuildState,
 } from "../state/state.ts";
-import type { FoldOp } from "../state/state-schema.ts";
 import type { EvidenceFacts } from "../store/evidence.ts";
 import { createMemoryFoldStore, type FoldStore } from "../store/store.ts";
 import { type AutomaticPlan, type ForcedBy, type PrepareHint, planAutomatic } from "./automatic.ts";
@@ -63,7 +62,7 @@ import { NextWindow } from "./next-window.ts";
 import { EntryQueue } from "./queue.ts";
 import { lostAnnouncements } from "./recovery.ts";
 import { RequestDigests } from "./request-digests.ts";
-import { freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
+import { baselineOp, freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
 import { strayBriefEntries } from "./stray-briefs.ts";
 
 /** What the engine keeps between events besides the fold state (counters and flags status reports). */
@@ -290,7 +289,7 @@ export class FoldEngine {
 	apply(outcome: ActionOutcome, commit?: CommitSummary): void {
 		const change = outcome.change;
 		if (!outcome.ok || !change) return;
-		const baselines = this.baselinesFor(change.records);
+		const baselines = baselineOp(change.records, this.tracker.latestEdits, this.managed);
 		const ops = baselines ? [...change.ops, baselines] : change.ops;
 		const plan = persistChange(this.state, this.options.entryTypePrefix, change.records, ops, commit);
 		this.state = plan.state;
@@ -303,19 +302,6 @@ export class FoldEngine {
 	private noteManaged(records: readonly FoldRecord[]): void {
 		for (const record of records)
 			for (const part of record.parts) if (part.type === "entry") this.managed.add(part.entryId);
-	}
-
-	/** Entries a new fold covers for the first time that another extension had already edited. */
-	private baselinesFor(records: readonly FoldRecord[]): FoldOp | undefined {
-		const edits = this.tracker.latestEdits;
-		const entries: Record<string, NonNullable<ReturnType<typeof edits.get>>["replacement"]> = {};
-		for (const record of records) {
-			for (const part of record.parts) {
-				const edit = part.type === "entry" && !this.managed.has(part.entryId) ? edits.get(part.entryId) : undefined;
-				if (edit) entries[edit.targetId] = edit.replacement;
-			}
-		}
-		return Object.keys(entries).length > 0 ? { op: "baseline", entries } : undefined;
 	}
 
 	// --- The automatic commit ---

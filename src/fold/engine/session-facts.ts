@@ -1,12 +1,14 @@
 /**
  * Facts the engine reads off the branch and off message lists: where the
  * fresh tail starts for an action, the last commit persisted on the branch,
- * and whether one message list begins with another. Pure; no state.
+ * what other extensions had edited before a fold covered it, and whether
+ * one message list begins with another. Pure; no state.
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import type { FoldOrigin } from "../lattice/records.ts";
+import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { FoldOrigin, FoldRecord } from "../lattice/records.ts";
+import type { FoldOp } from "../state/state-schema.ts";
 import type { CommitSummary } from "./commit.ts";
 import { messageDigest } from "./instrument.ts";
 
@@ -20,6 +22,26 @@ export function lastCommitOn(branch: readonly SessionEntry[], prefix: string): C
 		if (data?.v === 1 && Array.isArray(data.folds) && typeof data.reason === "string") return data as CommitSummary;
 	}
 	return undefined;
+}
+
+/**
+ * The `baseline` op for entries `records` cover for the first time
+ * (`managed`: entries a fold covered before) that another extension had
+ * already edited: expand restores that edit, not the raw entry.
+ */
+export function baselineOp(
+	records: readonly FoldRecord[],
+	latestEdits: ReadonlyMap<string, ContextEditEntry>,
+	managed: ReadonlySet<string>,
+): FoldOp | undefined {
+	const entries: Record<string, ContextEditEntry["replacement"]> = {};
+	for (const record of records) {
+		for (const part of record.parts) {
+			const edit = part.type === "entry" && !managed.has(part.entryId) ? latestEdits.get(part.entryId) : undefined;
+			if (edit) entries[edit.targetId] = edit.replacement;
+		}
+	}
+	return Object.keys(entries).length > 0 ? { op: "baseline", entries } : undefined;
 }
 
 /** True when `messages` begin with `prefix`, message for message (the same object or the same digest). */
