@@ -83,40 +83,20 @@ function excerptLine(entry: SessionEntry): string | undefined {
 }
 
 /**
- * Excerpt lines within `maxBytes`, head and tail kept, read from both ends
- * inward: only the entries that can show are rendered, so the cost of a
- * request over a long span (a consolidation of a whole session) is bounded
- * by what the request carries, not by the span.
+ * Excerpt lines within `maxBytes`, head and tail kept: only the entries that
+ * can show are rendered, so the cost of a request over a long span (a
+ * consolidation of a whole session) is bounded by what the request carries,
+ * not by the span.
  */
 function excerptLines(entries: readonly SessionEntry[], maxBytes: number): string[] {
-	const size = (line: string) => utf8ByteLength(line) + 1;
-	const head: string[] = [];
-	const tail: string[] = [];
-	let used = OMISSION_LINE_BYTES;
-	let front = 0;
-	let back = entries.length - 1;
-	let headEntries = 0;
-	let tailEntries = 0;
-	while (front <= back) {
-		const takeFront = head.length <= tail.length;
-		const entry = entries[takeFront ? front : back];
-		const line = entry ? excerptLine(entry) : undefined;
-		if (line !== undefined && used + size(line) > maxBytes) break;
-		if (takeFront) front++;
-		else back--;
-		if (line === undefined) continue;
-		used += size(line);
-		if (takeFront) {
-			head.push(line);
-			headEntries = front;
-		} else {
-			tail.unshift(line);
-			tailEntries = entries.length - 1 - back;
-		}
-	}
-	if (front > back) return [...head, ...tail];
-	const omitted = entries.length - headEntries - tailEntries;
-	return [...head, `… ${omitted} entries omitted …`, ...tail];
+	return keepHeadAndTail(
+		entries.length,
+		(index) => {
+			const entry = entries[index];
+			return entry ? excerptLine(entry) : undefined;
+		},
+		maxBytes,
+	);
 }
 
 /** The facts block: the extractor's fields, one line each. */
@@ -148,25 +128,46 @@ function factLines(facts: SpanFacts): string[] {
 /** Room kept for the "… N entries omitted …" line a cut leaves. */
 const OMISSION_LINE_BYTES = 64;
 
-/** Join lines until `maxBytes`, keeping the head and the tail and saying how many were left out between them. */
-export function headAndTail(lines: readonly string[], maxBytes: number): string[] {
+/**
+ * Lines of `count` items within `maxBytes`, read from both ends inward (head
+ * and tail alternating), with "… N entries omitted …" between them when not
+ * all fit. `lineAt` renders one item, undefined when it shows nothing (it
+ * then takes no room): an item past the cut is never rendered.
+ */
+function keepHeadAndTail(count: number, lineAt: (index: number) => string | undefined, maxBytes: number): string[] {
 	const size = (line: string) => utf8ByteLength(line) + 1;
-	if (lines.reduce((total, line) => total + size(line), 0) <= maxBytes) return [...lines];
 	const head: string[] = [];
 	const tail: string[] = [];
 	let used = OMISSION_LINE_BYTES;
 	let front = 0;
-	let back = lines.length - 1;
+	let back = count - 1;
+	let headItems = 0;
+	let tailItems = 0;
 	while (front <= back) {
 		const takeFront = head.length <= tail.length;
-		const line = lines[takeFront ? front : back] ?? "";
-		if (used + size(line) > maxBytes) break;
+		const line = lineAt(takeFront ? front : back);
+		if (line !== undefined && used + size(line) > maxBytes) break;
+		if (takeFront) front++;
+		else back--;
+		if (line === undefined) continue;
 		used += size(line);
-		if (takeFront) head.push(lines[front++] ?? "");
-		else tail.unshift(lines[back--] ?? "");
+		if (takeFront) {
+			head.push(line);
+			headItems = front;
+		} else {
+			tail.unshift(line);
+			tailItems = count - 1 - back;
+		}
 	}
-	const omitted = lines.length - head.length - tail.length;
-	return [...head, `… ${omitted} entries omitted …`, ...tail];
+	if (front > back) return [...head, ...tail];
+	return [...head, `… ${count - headItems - tailItems} entries omitted …`, ...tail];
+}
+
+/** Join lines until `maxBytes`, keeping the head and the tail and saying how many were left out between them. */
+export function headAndTail(lines: readonly string[], maxBytes: number): string[] {
+	const total = lines.reduce((sum, line) => sum + utf8ByteLength(line) + 1, 0);
+	if (total <= maxBytes) return [...lines];
+	return keepHeadAndTail(lines.length, (index) => lines[index] ?? "", maxBytes);
 }
 
 /** The user message of one summary request: facts, then excerpts, at most `SUMMARIZER_SPAN_MAX_BYTES`. */

@@ -21,6 +21,7 @@ import { describe, expect, it } from "vitest";
 import { foldActivity } from "../../../src/cli/activity.ts";
 import { BRIEF_MAX_CHARS } from "../../../src/fold/briefs/brief.ts";
 import {
+	hostSpanText,
 	MODEL_SUMMARY_MAX_CHARS,
 	SUMMARIZER_ENTRY_SUFFIX,
 	SUMMARIZER_PROMPT_START,
@@ -219,6 +220,27 @@ describe("model summarizer", () => {
 		expect(request).toContain("[user] first ask");
 		expect(request).toContain("[assistant] Finished the last step.");
 		expect(request).toMatch(/… \d+ entries omitted …/);
+		// Every entry is an excerpt shown or one counted as omitted.
+		const shown = request.split("Transcript excerpts:\n")[1]?.split("\n") ?? [];
+		const omitted = Number(/… (\d+) entries omitted …/.exec(request)?.[1]);
+		expect(shown.length - 1 + omitted).toBe(b.entries.length);
+	});
+
+	it("bounds the host's span text the same way: whole when it fits, else head and tail with the rest counted", () => {
+		const b = new FoldBranch();
+		b.user("first ask");
+		for (let k = 0; k < 200; k++)
+			b.tool({ id: `t${k}`, name: "bash", args: { command: `step ${k}` } }, "z".repeat(2_000));
+		b.assistant("Finished the last step.");
+		const span = hostSpanText(b.entries);
+		const lines = span.split("\n");
+		expect(utf8ByteLength(span)).toBeLessThanOrEqual(SUMMARIZER_SPAN_MAX_BYTES);
+		expect(JSON.parse(lines[0] ?? "")).toMatchObject({ id: b.entries[0]?.id });
+		expect(JSON.parse(lines.at(-1) ?? "")).toMatchObject({ id: b.entries.at(-1)?.id });
+		const omitted = Number(/^… (\d+) entries omitted …$/m.exec(span)?.[1]);
+		expect(lines.length - 1 + omitted).toBe(b.entries.length);
+		const small = b.entries.slice(0, 3);
+		expect(hostSpanText(small).split("\n")).toHaveLength(3);
 	});
 });
 
