@@ -257,6 +257,15 @@ function floorTokens(value: number): number {
 	return Math.max(0, Math.floor(value + 1e-6));
 }
 
+/**
+ * The window a provider's overflow refusal leaves: below OVERFLOW_WINDOW_FRACTION of the refused
+ * request's tokens, or the model's window when that is smaller. The compactor's budget after an
+ * overflow and the fold runtime's lossless attempt (src/fold/pi/overflow.ts) both read it.
+ */
+export function overflowWindow(contextWindow: number, refusedTokens: number): number {
+	return Math.min(floorTokens(contextWindow), floorTokens(refusedTokens * OVERFLOW_WINDOW_FRACTION));
+}
+
 /** Choose the kept boundary and, with model metadata, the calibrated budget. Never throws on numeric input. */
 export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOptions): LiveCutPlan {
 	const window = findLiveWindow(entries);
@@ -340,9 +349,7 @@ export function planLiveCut(entries: readonly SessionEntry[], options: LiveCutOp
 	const reservation = summaryReserveTokens(tokenScale);
 	const nominalContextWindow = floorTokens(contextWindow);
 	const effectiveWindow =
-		options.reason === "overflow"
-			? Math.min(nominalContextWindow, floorTokens(tokensBefore * OVERFLOW_WINDOW_FRACTION))
-			: nominalContextWindow;
+		options.reason === "overflow" ? overflowWindow(contextWindow, tokensBefore) : nominalContextWindow;
 	const limits: Record<BindingConstraint, number> = {
 		continuity: fixedOverheadTokens + keepRecentTokens + reservation,
 		occupancy: floorTokens(effectiveWindow * ratio),

@@ -104,6 +104,7 @@ export class OverflowRecovery {
 	 * Fold everything eligible if that brings the window under the overflow
 	 * line (overflow.ts), else nothing; either way the person is told. True
 	 * when folds landed. `compacts`: Pi's recovery compaction runs otherwise.
+	 * The engine must be synced with Pi's branch (the callers do it).
 	 */
 	private async fold(
 		ctx: ExtensionContext,
@@ -113,7 +114,6 @@ export class OverflowRecovery {
 	): Promise<boolean> {
 		const { host } = this;
 		if (!ctx.model) return false;
-		host.sync(ctx);
 		// What failed is what the next request holds: Pi omitted the failed reply, nothing else changed.
 		const failedTokens = host.engine.reading(host.hostFacts(ctx)).total;
 		const line = overflowLine(failedTokens, ctx.model.contextWindow, reserveTokens);

@@ -20,7 +20,7 @@
 
 import { isContextOverflow } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { OVERFLOW_WINDOW_FRACTION } from "../../compaction/cut/budget.ts";
+import { OVERFLOW_WINDOW_FRACTION, overflowWindow } from "../../compaction/cut/budget.ts";
 import { isPlainRecord } from "../../session/records/record-guards.ts";
 
 /**
@@ -30,9 +30,11 @@ import { isPlainRecord } from "../../session/records/record-guards.ts";
  * below that, as it does under Pi's own compaction line. At most 0.
  */
 export function overflowLine(failedTokens: number, contextWindow: number, reserveTokens: number): number {
-	const window = Math.min(contextWindow, Math.floor(failedTokens * OVERFLOW_WINDOW_FRACTION));
-	return Math.max(0, window - reserveTokens);
+	return Math.max(0, overflowWindow(contextWindow, failedTokens) - reserveTokens);
 }
+
+/** The overflow fraction as the person reads it ("90%"). */
+const OVERFLOW_PERCENT = `${Math.round(OVERFLOW_WINDOW_FRACTION * 100)}%`;
 
 const tokens = (n: number) => `~${Math.round(n).toLocaleString("en-US")} tokens`;
 
@@ -70,8 +72,8 @@ export function overflowNotEnoughText(input: {
 	const { brand, failedTokens, freedTokens, line } = input;
 	const room =
 		line === 0
-			? `90% of the failed request leaves no room once compaction.reserveTokens (${input.reserveTokens.toLocaleString("en-US")}) is kept free`
-			: `the request must get under ${tokens(line)} (90% of the failed size, less compaction.reserveTokens ${input.reserveTokens.toLocaleString("en-US")})`;
+			? `${OVERFLOW_PERCENT} of the failed request leaves no room once compaction.reserveTokens (${input.reserveTokens.toLocaleString("en-US")}) is kept free`
+			: `the request must get under ${tokens(line)} (${OVERFLOW_PERCENT} of the failed size, less compaction.reserveTokens ${input.reserveTokens.toLocaleString("en-US")})`;
 	const folding =
 		freedTokens > 0
 			? `folding every eligible span would free only ${tokens(freedTokens)}`
