@@ -18,16 +18,13 @@ const setup = () => loopbackSandbox(cleanups, { "c.txt": "line of c\n".repeat(20
  * and the context edits), relinking the chain, as if Pi had been killed
  * right after the fold's tool result was written.
  */
-function dropBoundary(file: string): void {
+function dropBoundary(file: string, lost = isBoundaryEntry): void {
 	const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
 	const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 	const dropped = new Map<string, unknown>();
 	const kept: Record<string, unknown>[] = [];
 	for (const entry of entries) {
-		const lost =
-			entry.type === "context_edit" ||
-			(entry.type === "custom" && String(entry.customType).startsWith("pi-fold-active-context:"));
-		if (lost) {
+		if (lost(entry)) {
 			dropped.set(String(entry.id), entry.parentId);
 			continue;
 		}
@@ -36,6 +33,13 @@ function dropBoundary(file: string): void {
 		kept.push({ ...entry, ...(entry.type === "session" ? {} : { parentId: parent }) });
 	}
 	writeFileSync(file, `${kept.map((entry) => JSON.stringify(entry)).join("\n")}\n`);
+}
+
+function isBoundaryEntry(entry: Record<string, unknown>): boolean {
+	return (
+		entry.type === "context_edit" ||
+		(entry.type === "custom" && String(entry.customType).startsWith("pi-fold-active-context:"))
+	);
 }
 
 describe("fold recovery", () => {
@@ -65,5 +69,30 @@ describe("fold recovery", () => {
 		expect((await runPrint(sandbox, ["--continue", "--", "And now?"])).code).toBe(0);
 		const again = JSON.stringify(provider.requests.at(-1)?.body.messages);
 		expect(again.split("announced earlier did not land").length - 1).toBe(1);
+	});
+
+	it("a fold whose edits never landed reaches the window at the second request after resume, announced", async () => {
+		const { provider, sandbox } = await setup();
+		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
+		expect((await runPrint(sandbox, "Read c.txt.")).code).toBe(0);
+		provider.enqueue(
+			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
+			say("Folded."),
+		);
+		expect((await runPrint(sandbox, ["--continue", "--", "Fold that read."])).code).toBe(0);
+		// Pi stopped between the boundary's records and its edits: the fold state holds the fold, the window does not.
+		dropBoundary(onlySessionFile(sandbox), (entry) => entry.type === "context_edit");
+
+		// One run, two requests. The first goes as persisted (the engine builds the branch while the provider
+		// answers); the second carries the fold. Strict append-only mode (on in every test) fails an unannounced rewrite.
+		provider.enqueue(callTools([{ id: "call_ls", name: "ls", arguments: { path: "." } }]), say("Listed."));
+		const sent = provider.requests.length;
+		expect((await runPrint(sandbox, ["--continue", "--", "List the files."])).code).toBe(0);
+		const [first, second] = provider.requests.slice(sent).map((request) => JSON.stringify(request.body.messages));
+		expect(first).toContain("line of c\\nline of c");
+		expect(second).not.toContain("line of c\\nline of c");
+		expect(second).toMatch(/fold f-[0-9a-f]{12} · tool-batch/);
+		expect(second).not.toContain("did not land");
+		expect(provider.rejections).toEqual([]);
 	});
 });

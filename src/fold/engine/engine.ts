@@ -22,6 +22,7 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { repairToolPairing } from "../../compaction/pi/repair.ts";
+import { estimateMessagesTokens } from "../../session/tokens.ts";
 import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
@@ -90,9 +91,18 @@ export interface RequestOutcome {
 
 export class FoldEngine {
 	readonly options: ResolvedOptions;
-	private readonly tracker: BranchTracker;
+	/** The branch view and Pi's projection of it; read through `tracker` / `next`, which build them first. */
+	private readonly branchTracker: BranchTracker;
 	/** What the next request holds: Pi's projection, its reading, the pending drafts. */
-	private readonly next: NextWindow;
+	private readonly nextWindow: NextWindow;
+	/**
+	 * The branch a reset named, not built yet into the view, the window and
+	 * the lattice (`build`): a resumed long session's first request does not
+	 * wait for them (`request`); the first thing that needs them builds them.
+	 */
+	private unbuilt: SessionEntry[] | undefined;
+	/** No request since the last reset: only the first may go out before the branch is built. */
+	private firstRequest = true;
 	private state: FoldState = emptyFoldState();
 	private live: LiveLattice | undefined;
 	/** Entries some fold record (live or dissolved) has covered: only these are ever restored. */
@@ -125,18 +135,31 @@ export class FoldEngine {
 
 	constructor(options: ResolvedOptions) {
 		this.options = options;
-		this.tracker = new BranchTracker(options.readOnlyTools);
-		this.next = new NextWindow(this.tracker);
+		this.branchTracker = new BranchTracker(options.readOnlyTools);
+		this.nextWindow = new NextWindow(this.branchTracker);
+	}
+
+	private get tracker(): BranchTracker {
+		this.build();
+		return this.branchTracker;
+	}
+
+	private get next(): NextWindow {
+		this.build();
+		return this.nextWindow;
 	}
 
 	// --- The branch ---
 
-	/** A new session or branch (start, resume, reload, tree navigation): everything is rebuilt from it. */
+	/**
+	 * A new session or branch (start, resume, reload, tree navigation): the
+	 * fold state is rebuilt from it now (a linear pass over its custom
+	 * entries); the view, window and lattice when first needed (`build`).
+	 */
 	reset(branch: readonly SessionEntry[], store: FoldStore = createMemoryFoldStore()): void {
 		const prefix = this.options.entryTypePrefix;
 		this.state = rebuildState(branch, prefix);
 		this.managed = new Set();
-		this.noteManaged(this.state.records);
 		this.storeOf = store;
 		this.queued.clear();
 		this.causes.clear();
@@ -145,24 +168,53 @@ export class FoldEngine {
 		this.counters.lastCommit = lastCommitOn(branch, prefix);
 		this.lastDecision = undefined;
 		this.changedSinceDecision = true;
+		this.unbuilt = [...branch];
+		this.firstRequest = true;
+	}
+
+	/** Whether the branch a reset named is still to be built (the host may build it when the request has gone). */
+	get built(): boolean {
+		return this.unbuilt === undefined;
+	}
+
+	/**
+	 * Build what the last reset deferred: the view, Pi's projection with its
+	 * token counts, and the briefs left without a record. Linear in the
+	 * branch; a no-op once built.
+	 */
+	build(): void {
+		const branch = this.unbuilt;
+		if (branch === undefined) return;
+		this.unbuilt = undefined;
 		this.replaceBranch(branch);
+		this.noteManaged(this.state.records);
 		// A brief whose record was skipped on load (or rejected with it: a fold naming a skipped child) goes back to
 		// raw: it must not advertise an id peek and expand do not answer.
 		const known = this.lattice().folds;
-		const stray = strayBriefEntries(branch, this.tracker.latestEdits, this.options.brandNoun, (id) => known.has(id));
+		const stray = strayBriefEntries(branch, this.branchTracker.latestEdits, this.options.brandNoun, (id) =>
+			known.has(id),
+		);
 		for (const id of stray) this.managed.add(id);
 	}
 
 	/** The branch is not the last one grown (a host could not tell what was appended): view and window are rebuilt, the fold state stays. */
 	replaceBranch(branch: readonly SessionEntry[]): void {
-		this.tracker.reset(branch, this.options.readOnlyTools);
-		this.next.reset();
+		if (this.unbuilt !== undefined) {
+			this.unbuilt = [...branch];
+			return;
+		}
+		this.branchTracker.reset(branch, this.options.readOnlyTools);
+		this.nextWindow.reset();
 		this.queued.branchReplaced();
 	}
 
 	/** Entries appended to the end of the active branch, oldest first. */
 	append(fresh: readonly SessionEntry[]): void {
 		if (fresh.length === 0) return;
+		if (this.unbuilt !== undefined) {
+			for (const entry of fresh) this.unbuilt.push(entry);
+			return;
+		}
 		const detachedBefore = indexLattice(this.lattice(), this.tracker.view).detached.size > 0;
 		this.tracker.append(fresh);
 		this.next.append(fresh);
@@ -237,7 +289,8 @@ export class FoldEngine {
 	/** Folds the model was told of (a fold or reboundary result) that never landed, and no notice explained yet. */
 	lostFolds(): string[] {
 		const { toolName, entryTypePrefix } = this.options;
-		return lostAnnouncements(this.tracker.entries, this.state, toolName, entryTypePrefix);
+		// Before the first request: read off the branch as named, without building it.
+		return lostAnnouncements(this.unbuilt ?? this.branchTracker.entries, this.state, toolName, entryTypePrefix);
 	}
 
 	// --- The queue of custom entries ---
@@ -449,8 +502,16 @@ export class FoldEngine {
 	}
 
 	/** True when the request (the host's messages, or Pi's projection of the session) is over the serving budget. */
-	overBudget(host: HostFacts, messages: readonly AgentMessage[] = this.next.messages()): boolean {
-		return host.budget !== undefined && this.next.requestTokens(messages, host.fixedTokens) > host.budget;
+	overBudget(host: HostFacts, messages?: readonly AgentMessage[]): boolean {
+		return host.budget !== undefined && this.requestTokens(messages, host.fixedTokens) > host.budget;
+	}
+
+	/** Estimated prompt tokens of a request; the host's list is measured without building a deferred branch. */
+	private requestTokens(messages: readonly AgentMessage[] | undefined, fixedTokens: number): number {
+		if (messages === undefined) return this.next.requestTokens(this.next.messages(), fixedTokens);
+		return this.unbuilt === undefined
+			? this.nextWindow.requestTokens(messages, fixedTokens)
+			: estimateMessagesTokens(messages) + fixedTokens;
 	}
 
 	/**
@@ -461,34 +522,63 @@ export class FoldEngine {
 	 * projection of the session (a host without Pi). With `awaitSent`, the
 	 * request is observed by `sent` once the host shows the final list
 	 * (other extensions' handlers may still change it).
+	 *
+	 * The first request after a reset may go out before the branch is built
+	 * (`goesAsPersisted`): a resumed long session reaches the provider without
+	 * waiting for a linear pass over its branch; the host builds it while the
+	 * provider answers.
 	 */
-	request(
-		host: HostFacts,
-		messages: readonly AgentMessage[] = this.next.messages(),
-		awaitSent = false,
-	): RequestOutcome {
+	request(host: HostFacts, messages?: readonly AgentMessage[], awaitSent = false): RequestOutcome {
 		this.digests.await(undefined);
-		const drafts = this.pendingDrafts();
+		const first = this.firstRequest;
+		this.firstRequest = false;
+		if (first && messages !== undefined && this.goesAsPersisted(host, messages))
+			return this.observe(host, messages, messages, undefined, awaitSent);
 		const persisted = this.next.messages();
+		const hostList = messages ?? persisted;
+		const drafts = this.pendingDrafts();
 		let preview: AgentMessage[] | undefined;
-		if (drafts.length > 0 && startsWith(messages, persisted)) {
+		if (drafts.length > 0 && startsWith(hostList, persisted)) {
 			// Other handlers (orphan repair among them) ran on the host's list; the preview replaces it, so it is
 			// held to the same pairing rule: whatever the drafts do, no request goes out with an orphan result.
-			const drafted = [...this.next.withDrafts(drafts).messages(), ...messages.slice(persisted.length)];
+			const drafted = [...this.next.withDrafts(drafts).messages(), ...hostList.slice(persisted.length)];
 			preview = repairToolPairing(drafted).messages;
 			this.announceCauses();
 		}
-		const sent = preview ?? messages;
-		const tokens = this.next.requestTokens(sent, host.fixedTokens);
+		// pi-fold's own list: the preview, or Pi's projection (its objects' digests memoized) when nothing was
+		// previewed and no handler added or removed messages. Whether a handler changed one is `sent`'s question.
+		const own = !preview && hostList.length === persisted.length ? persisted : (preview ?? hostList);
+		return this.observe(host, preview ?? hostList, own, preview, awaitSent);
+	}
+
+	/**
+	 * Whether the first request after a reset may go out as the host built it
+	 * from the session while the branch is still unbuilt: Pi projects the persisted window,
+	 * every committed fold in it. Only when every fold entry on the branch
+	 * decoded (a skipped record may have left a brief whose id nothing
+	 * answers: the build restores it first) and the request is under the
+	 * serving budget (the fence may have to fold). What a stopped session
+	 * left unpersisted (a commit's edits) waits for the next request.
+	 */
+	private goesAsPersisted(host: HostFacts, messages: readonly AgentMessage[]): boolean {
+		return this.unbuilt !== undefined && this.state.skipped === 0 && !this.overBudget(host, messages);
+	}
+
+	/** Measure what goes out (`sent`), refuse it past the limit, and observe pi-fold's own list (`own`) now or at `sent`. */
+	private observe(
+		host: HostFacts,
+		sent: readonly AgentMessage[],
+		own: readonly AgentMessage[],
+		preview: AgentMessage[] | undefined,
+		awaitSent: boolean,
+	): RequestOutcome {
+		const tokens = this.requestTokens(sent, host.fixedTokens);
 		// Past Pi's line (the budget) Pi compacts; only past the provider's own limit is a request refused.
 		const verdict = fenceVerdict(tokens, host.limit ?? host.budget, this.options.brandNoun);
 		if (!verdict.ok) {
 			this.counters.fenceRefusals++;
 			return { sent: undefined, refused: verdict, rewrite: undefined, tokens };
 		}
-		// pi-fold's own list: the preview, or Pi's projection (its objects' digests memoized) when nothing was
-		// previewed and no handler added or removed messages. Whether a handler changed one is `sent`'s question.
-		const own = !preview && messages.length === persisted.length ? persisted : sent;
 		const digests = this.digests.of(own);
 		if (awaitSent) {
 			this.digests.await({ messages: own, digests });

@@ -224,6 +224,26 @@ export class FoldRuntime {
 		this.syncedLeaf = manager.getLeafId();
 		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
 		this.hostCtx = ctx;
+		this.buildWhenAnswered();
+	}
+
+	/** Unsubscribes the handler that builds the engine's deferred branch, while it is registered. */
+	private buildListener: (() => void) | undefined;
+
+	/**
+	 * The engine builds a reset's branch at first need, and the first request
+	 * does not need it (engine `request`): build it once the provider answers
+	 * that request, while the model's reply is still being generated, rather
+	 * than making the person wait before it is sent. Anything that needs the
+	 * branch sooner builds it then.
+	 */
+	private buildWhenAnswered(): void {
+		if (this.engine.built || this.buildListener) return;
+		this.buildListener = this.pi.on("after_provider_response", () => {
+			this.buildListener?.();
+			this.buildListener = undefined;
+			this.engine.build();
+		});
 	}
 
 	/**
