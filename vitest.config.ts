@@ -15,6 +15,8 @@ const MOCKING_FILES = [
 export default defineConfig({
 	test: {
 		reporters: ["default", "./test/summary-reporter.ts"],
+		// Pi loads this checkout through its bundle: written from the sources before any test runs.
+		globalSetup: ["test/global-setup.ts"],
 		projects: [
 			{
 				test: {

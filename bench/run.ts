@@ -11,6 +11,7 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { writeBundle } from "../scripts/bundle.ts";
 import { BENCHMARKS, REPORT_BENCHMARKS } from "./benchmarks.ts";
 import type { MachineFacts, ReportBenchmark } from "./harness.ts";
 import { BenchUnavailable, DEFAULT_RUNS, formatInput, machineFacts, renderResult, timeCases } from "./harness.ts";
@@ -81,6 +82,8 @@ async function runReport(bench: ReportBenchmark, preset: string | undefined, mac
 async function main(): Promise<number> {
 	const { names, runs, preset } = parseArgs(process.argv.slice(2));
 	const machine = machineFacts();
+	// Benchmarks that start Pi load this checkout through its bundle: written from the sources as they are now.
+	await writeBundle();
 	let failed = 0;
 	for (const name of names) {
 		const report = REPORT_BENCHMARKS.find((candidate) => candidate.name === name);

@@ -12,8 +12,9 @@ import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import * as bundled from "../../bundle/pi-fold.ts";
 import rootEntry, { registerPiFold as rootRegister } from "../../index.ts";
-import piFold, { registerPiFold } from "../../src/index.ts";
+import * as sources from "../../src/index.ts";
 import { createPiSandbox, node22Path, piBaseArgs, piCliPath, piEnv, REPO_ROOT } from "../harness/pi-cli.ts";
 
 const TMUX = ["/usr/bin/tmux", "/usr/local/bin/tmux"].find((path) => existsSync(path));
@@ -54,9 +55,10 @@ function tmux(...args: string[]) {
 }
 
 describe("the root entry", () => {
-	it("is src/index.ts re-exported, and the only extension package.json names", async () => {
-		expect(rootEntry).toBe(piFold);
-		expect(rootRegister).toBe(registerPiFold);
+	it("is the bundle of src/index.ts, with its exports, and the only extension package.json names", async () => {
+		expect(rootEntry).toBe(bundled.default);
+		expect(rootRegister).toBe(bundled.registerPiFold);
+		expect(Object.keys(bundled).sort()).toEqual(Object.keys(sources).sort());
 		const manifest = (await import("../../package.json", { with: { type: "json" } })).default as {
 			pi: { extensions: string[] };
 		};

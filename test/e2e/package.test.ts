@@ -17,6 +17,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { BUNDLE_PATH } from "../../src/package/bundle-freshness.ts";
 import { startLoopbackProvider } from "../harness/loopback-provider.ts";
 import { createPiSandbox, node22Path, piCliPath, piEnv, REPO_ROOT, runPi, runPrint } from "../harness/pi-cli.ts";
 
@@ -31,10 +32,14 @@ const FIRST_RUN_TIMEOUT_MS = 150_000;
 /** npm kept offline and quiet: nothing here needs the registry. */
 const NPM_OFFLINE = { npm_config_offline: "true", npm_config_update_notifier: "false", npm_config_fund: "false" };
 
-/** What `npm pack` reads: package.json, its `files`, and the build's configuration; node_modules linked for the build. */
+/**
+ * What `npm pack` reads: package.json, its `files`, and what builds dist/ and
+ * the bundle (prepack, prepare); node_modules linked for the builds.
+ */
 function packageCopy(into: string): string {
 	const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { files: string[] };
-	for (const entry of [...manifest.files, "package.json", "tsconfig.json", "tsconfig.build.json"]) {
+	const builds = ["tsconfig.json", "tsconfig.build.json", "scripts/bundle.ts"];
+	for (const entry of [...manifest.files, "package.json", ...builds]) {
 		if (existsSync(join(REPO_ROOT, entry))) cpSync(join(REPO_ROOT, entry), join(into, entry), { recursive: true });
 	}
 	symlinkSync(join(REPO_ROOT, "node_modules"), join(into, "node_modules"), "dir");
@@ -61,7 +66,7 @@ describe("the npm package in Pi", () => {
 		) as { filename: string; files: { path: string }[] }[];
 		const paths = packed[0]?.files.map((file) => file.path) ?? [];
 		expect(paths).toEqual(
-			expect.arrayContaining(["index.ts", "dist/cli/process.js", "dist/index.js", "bin/pi-fold.js"]),
+			expect.arrayContaining(["index.ts", BUNDLE_PATH, "dist/cli/process.js", "dist/index.js", "bin/pi-fold.js"]),
 		);
 		const spec = `npm:pi-fold@file:${join(packs, packed[0]?.filename ?? "")}`;
 

@@ -22,7 +22,7 @@ const options = resolveOptions();
 const host = modelHostFacts(undefined, options, "", "/");
 
 /** What Pi sends for a branch: its projection, system messages aside. */
-function piProjection(branch: readonly SessionEntry[]): AgentMessage[] {
+function piProjection(branch: SessionEntry[]): AgentMessage[] {
 	return buildSessionProjection(branch, branch.at(-1)?.id ?? null).messages.filter((m) => m.role !== "system");
 }
 
