@@ -35,8 +35,8 @@ export const RUNTIME_SIZES = [1_000, 5_000, 10_000, 20_000] as const;
 export const REAL_RUNTIME_RUNS = 21;
 /** Forced commits timed per size (each on a fresh engine). */
 const COMMIT_RUNS = 5;
-/** Real Pi resumes per arm (each several seconds at 20,000 entries). */
-export const RESUME_RUNS = 3;
+/** Real Pi resumes per arm (each several seconds at 20,000 entries; five: two arms on two cores are noisy). */
+export const RESUME_RUNS = 5;
 /** Ops in the state-replay case: one schema-valid delta line. */
 export const REPLAY_OPS = 200_000;
 /** Store runs per blob size (the store is timed outside the harness, which times synchronous work only). */
