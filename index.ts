@@ -5,19 +5,16 @@
  * the checkout directory's name for a local path) where src/index.ts was
  * labelled `src`.
  *
- * It hands Pi the bundle of src/ (`npm run bundle`, src/package/
- * bundle-freshness.ts): Pi's loader pays per module on every start, and one
- * module instead of ~145 saves ~0.15 s. The types are the sources'; a
- * bundle older than any source is refused with the command that rebuilds it.
+ * It hands Pi the bundle of src/ (`npm run bundle`, scripts/bundle.ts): Pi's
+ * loader pays per module on every start, and one module instead of ~145
+ * saves ~0.15 s. The types are the sources'; the bundle refuses to load when
+ * older than any source, naming the command that rebuilds it
+ * (src/package/bundle-entry.ts).
  */
 
-import { fileURLToPath } from "node:url";
 import * as bundled from "./bundle/pi-fold.ts";
 import type sourceEntry from "./src/index.ts";
 import type { registerPiFold as sourceRegister } from "./src/index.ts";
-import { assertBundleFresh } from "./src/package/bundle-freshness.ts";
-
-assertBundleFresh(fileURLToPath(new URL(".", import.meta.url)));
 
 export type { FoldRuntime, PiFoldOptions } from "./src/index.ts";
 

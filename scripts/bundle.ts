@@ -30,7 +30,7 @@ export async function writeBundle(root = ROOT): Promise<string> {
 	const file = join(root, BUNDLE_PATH);
 	rmSync(file, { force: true });
 	await build({
-		input: join(root, "src/index.ts"),
+		input: join(root, "src/package/bundle-entry.ts"),
 		platform: "node",
 		external: EXTERNAL,
 		logLevel: "warn",

@@ -34,7 +34,13 @@ type Handler = (event: unknown, ctx: ExtensionContext) => unknown;
 export async function realRuntime(branch: readonly SessionEntry[], size: TurnSize = "small") {
 	const handlers = new Map<string, Handler>();
 	const pi = {
-		on: (name: string, handler: Handler) => handlers.set(name, handler),
+		// Like Pi's: returns the function that unsubscribes the handler.
+		on: (name: string, handler: Handler) => {
+			handlers.set(name, handler);
+			return () => {
+				if (handlers.get(name) === handler) handlers.delete(name);
+			};
+		},
 		appendEntry: () => undefined,
 		sendMessage: () => undefined,
 		getActiveTools: () => [],

@@ -42,16 +42,22 @@ function isBoundaryEntry(entry: Record<string, unknown>): boolean {
 	);
 }
 
+/** Two runs: the model reads c.txt, then folds that read (the fold lands at the second run's boundary). */
+async function readThenFold() {
+	const { provider, sandbox } = await setup();
+	provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
+	expect((await runPrint(sandbox, "Read c.txt.")).code).toBe(0);
+	provider.enqueue(
+		callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
+		say("Folded."),
+	);
+	expect((await runPrint(sandbox, ["--continue", "--", "Fold that read."])).code).toBe(0);
+	return { provider, sandbox };
+}
+
 describe("fold recovery", () => {
 	it("appends a notice naming a fold that never landed, without rewriting the sent window", async () => {
-		const { provider, sandbox } = await setup();
-		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
-		expect((await runPrint(sandbox, "Read c.txt.")).code).toBe(0);
-		provider.enqueue(
-			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
-			say("Folded."),
-		);
-		expect((await runPrint(sandbox, ["--continue", "--", "Fold that read."])).code).toBe(0);
+		const { provider, sandbox } = await readThenFold();
 		const foldResult = provider.requests.at(-1)?.body.messages.find((m) => m.tool_call_id === "call_fold");
 		const foldId = /Folded tool-batch (f-[0-9a-f]{12})/.exec(JSON.stringify(foldResult?.content))?.[1];
 		expect(foldId, JSON.stringify(foldResult)).toBeDefined();
@@ -72,14 +78,7 @@ describe("fold recovery", () => {
 	});
 
 	it("a fold whose edits never landed reaches the window at the second request after resume, announced", async () => {
-		const { provider, sandbox } = await setup();
-		provider.enqueue(callTools([{ id: "call_read", name: "read", arguments: { path: "c.txt" } }]), say("Read it."));
-		expect((await runPrint(sandbox, "Read c.txt.")).code).toBe(0);
-		provider.enqueue(
-			callTools([{ id: "call_fold", name: "active_context", arguments: { action: "fold", ids: ["call_read"] } }]),
-			say("Folded."),
-		);
-		expect((await runPrint(sandbox, ["--continue", "--", "Fold that read."])).code).toBe(0);
+		const { provider, sandbox } = await readThenFold();
 		// Pi stopped between the boundary's records and its edits: the fold state holds the fold, the window does not.
 		dropBoundary(onlySessionFile(sandbox), (entry) => entry.type === "context_edit");
 

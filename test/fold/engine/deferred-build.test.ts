@@ -10,13 +10,11 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionProjection, type SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { foldSpan } from "../../../src/fold/actions/actions.ts";
 import { FoldEngine } from "../../../src/fold/engine/engine.ts";
 import { modelHostFacts } from "../../../src/fold/engine/host-facts.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
 import { stateEntryTypes } from "../../../src/fold/state/state.ts";
-import { threeTurns } from "../../fixtures/fold.ts";
-import { appendBoundary } from "../../fixtures/forge.ts";
+import { appendBoundary, twoFoldsHanded } from "../../fixtures/forge.ts";
 
 const options = resolveOptions();
 const host = modelHostFacts(undefined, options, "", "/");
@@ -28,23 +26,8 @@ function piProjection(branch: SessionEntry[]): AgentMessage[] {
 
 /** Two folds, their records and edits persisted; also the branch with the records but not yet the edits (a stop between). */
 async function foldedSession(): Promise<{ persisted: SessionEntry[]; editsLost: SessionEntry[]; foldIds: string[] }> {
-	const { entries } = threeTurns();
-	const engine = new FoldEngine(options);
-	engine.reset(entries);
-	const foldIds: string[] = [];
-	for (const span of [["c1"], ["e6", "e11"]]) {
-		const outcome = await foldSpan({ ...engine.workspace("command", "/"), freshTailStart: entries.length }, span);
-		expect(outcome.ok, outcome.text).toBe(true);
-		engine.apply(outcome);
-		foldIds.push(outcome.foldId ?? "");
-	}
-	const handed = engine.boundaryEntries();
-	if (!handed) throw new Error("nothing to persist");
-	return {
-		persisted: appendBoundary(entries, handed.custom, handed.drafts),
-		editsLost: appendBoundary(entries, handed.custom, []),
-		foldIds,
-	};
+	const { entries, custom, drafts, foldIds } = await twoFoldsHanded(options);
+	return { persisted: appendBoundary(entries, custom, drafts), editsLost: appendBoundary(entries, custom), foldIds };
 }
 
 describe("the engine after a reset", () => {

@@ -10,7 +10,6 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionProjection, type SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { repairToolPairing } from "../../../src/compaction/pi/repair.ts";
-import { foldSpan } from "../../../src/fold/actions/actions.ts";
 import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { FoldEngine } from "../../../src/fold/engine/engine.ts";
 import { modelHostFacts } from "../../../src/fold/engine/host-facts.ts";
@@ -18,7 +17,7 @@ import { checkLattice } from "../../../src/fold/lattice/lattice-view.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
 import { stateEntryTypes } from "../../../src/fold/state/state.ts";
 import { FoldBranch, threeTurns } from "../../fixtures/fold.ts";
-import { appendBoundary, forgedRecord } from "../../fixtures/forge.ts";
+import { appendBoundary, forgedRecord, twoFoldsHanded } from "../../fixtures/forge.ts";
 
 const PREFIX = "pi-fold-active-context";
 const options = resolveOptions();
@@ -68,19 +67,8 @@ describe("a forged, hash-consistent record", () => {
 
 describe("a brief whose record was skipped on load", () => {
 	async function foldedAndPersisted(): Promise<{ branch: SessionEntry[]; foldIds: string[] }> {
-		const { entries } = threeTurns();
-		const engine = new FoldEngine(options);
-		engine.reset(entries);
-		const foldIds: string[] = [];
-		for (const span of [["c1"], ["e6", "e11"]]) {
-			const outcome = await foldSpan({ ...engine.workspace("command", "/"), freshTailStart: entries.length }, span);
-			expect(outcome.ok, outcome.text).toBe(true);
-			engine.apply(outcome);
-			foldIds.push(outcome.foldId ?? "");
-		}
-		const handed = engine.boundaryEntries();
-		if (!handed) throw new Error("nothing to persist");
-		return { branch: appendBoundary(entries, handed.custom, handed.drafts), foldIds };
+		const { entries, custom, drafts, foldIds } = await twoFoldsHanded(options);
+		return { branch: appendBoundary(entries, custom, drafts), foldIds };
 	}
 
 	it("shows the briefs while the records load", async () => {
