@@ -7,7 +7,7 @@
  *
  * It hands Pi the bundle of src/ (`npm run bundle`, scripts/bundle.ts): Pi's
  * loader pays per module on every start, and one module instead of ~145
- * saves ~0.15 s. The types are the sources'; the bundle refuses to load when
+ * saves ~0.2 s. The types are the sources'; the bundle refuses to load when
  * older than any source, naming the command that rebuilds it
  * (src/package/bundle-entry.ts).
  */

@@ -2,7 +2,7 @@
  * The bundle Pi loads (`bundle/pi-fold.ts`, written by scripts/bundle.ts
  * from src/) against the sources it was built from. Pi loads a package
  * through jiti, module by module: one prebuilt module instead of ~145 saves
- * a fixed ~0.15 s on every start (docs/benchmarks.md). A bundle older than
+ * a fixed ~0.2 s on every start (docs/benchmarks.md). A bundle older than
  * any source would run code that is no longer there, so the package entry
  * refuses to start on one and names the command that rebuilds it. Only a
  * checkout is checked: an installed package (under `node_modules`) was
