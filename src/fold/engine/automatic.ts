@@ -6,6 +6,7 @@
  * new folds' sources.
  */
 
+import type { AutomaticFacts } from "../actions/status.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
 import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
@@ -13,7 +14,7 @@ import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { type CommitDecision, decideCommit, type LadderInput } from "../policy/ladder.ts";
 import type { FoldState } from "../state/state.ts";
-import { type PlannedCommit, planCommit } from "./commit.ts";
+import { describeCommit, type EngineCounters, type PlannedCommit, planCommit } from "./commit.ts";
 import type { HostFacts } from "./host-facts.ts";
 
 /**
@@ -94,4 +95,33 @@ function dissolvedRecords(state: FoldState): FoldRecord[] {
 	if (state.data.dissolved.length === 0) return [];
 	const dissolved = new Set(state.data.dissolved);
 	return state.records.filter((record) => dissolved.has(record.id));
+}
+
+/**
+ * What status reports of the automatic commits: scheduling, pending marks
+ * (with the window's reading only when there are some), the last commit and
+ * why the last boundary declined, and the counters.
+ */
+export function automaticFacts(input: {
+	options: ResolvedOptions;
+	marks: FoldState["data"]["marks"];
+	reading: () => WindowReading;
+	view: BranchView;
+	counters: EngineCounters;
+	lastDecision: CommitDecision | undefined;
+}): AutomaticFacts {
+	const { marks, counters, lastDecision } = input;
+	const { lastCommit } = counters;
+	return {
+		scheduling: input.options.foldScheduling,
+		marks,
+		reading: marks.length > 0 ? input.reading() : undefined,
+		view: input.view,
+		lastCommit,
+		lastCommitText: lastCommit ? describeCommit(lastCommit) : undefined,
+		declined: lastDecision?.commit === false ? lastDecision.declined : undefined,
+		commits: counters.commits,
+		cancelledCompactions: counters.cancelledCompactions,
+		fenceRefusals: counters.fenceRefusals,
+	};
 }

@@ -37,6 +37,14 @@ export interface CommitSummary {
 	occupancyBefore: number | null;
 }
 
+/** What the engine counts between events besides the fold state (status reports them). */
+export interface EngineCounters {
+	lastCommit: CommitSummary | undefined;
+	commits: number;
+	cancelledCompactions: number;
+	fenceRefusals: number;
+}
+
 export interface PlannedCommit {
 	change: FoldChange;
 	/** Exact source of every new record, by source hash, for the store. */

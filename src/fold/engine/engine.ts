@@ -23,14 +23,14 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { repairToolPairing } from "../../compaction/pi/repair.ts";
 import { estimateMessagesTokens } from "../../session/tokens.ts";
-import { type AutomaticFacts, type StatusDetails, statusDetails } from "../actions/status.ts";
+import { type StatusDetails, statusDetails } from "../actions/status.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import type { FoldLattice, FoldOrigin, FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { ResolvedOptions } from "../options.ts";
-import { type BudgetFacts, type FenceVerdict, fenceVerdict, type WindowReading } from "../policy/budget.ts";
+import { type BudgetFacts, fenceVerdict, type WindowReading } from "../policy/budget.ts";
 import type { CommitDecision } from "../policy/ladder.ts";
 import {
 	emptyFoldState,
@@ -42,9 +42,9 @@ import {
 } from "../state/state.ts";
 import type { EvidenceFacts } from "../store/evidence.ts";
 import { createMemoryFoldStore, type FoldStore } from "../store/store.ts";
-import { type AutomaticPlan, type ForcedBy, type PrepareHint, planAutomatic } from "./automatic.ts";
+import { type AutomaticPlan, automaticFacts, type ForcedBy, type PrepareHint, planAutomatic } from "./automatic.ts";
 import { BranchTracker } from "./branch.ts";
-import { type CommitSummary, describeCommit, type QueuedEntry } from "./commit.ts";
+import type { CommitSummary, EngineCounters, QueuedEntry } from "./commit.ts";
 import type { HostFacts } from "./host-facts.ts";
 import {
 	announce,
@@ -62,32 +62,9 @@ import {
 import { NextWindow } from "./next-window.ts";
 import { EntryQueue } from "./queue.ts";
 import { lostAnnouncements } from "./recovery.ts";
-import { RequestDigests } from "./request-digests.ts";
+import { RequestDigests, type RequestOutcome } from "./request-digests.ts";
 import { baselineOp, freshTailStart, lastCommitOn, startsWith } from "./session-facts.ts";
 import { strayBriefEntries } from "./stray-briefs.ts";
-
-/** What the engine keeps between events besides the fold state (counters and flags status reports). */
-export interface EngineCounters {
-	lastCommit: CommitSummary | undefined;
-	commits: number;
-	cancelledCompactions: number;
-	fenceRefusals: number;
-}
-
-/** What one request's `context` hook decided. */
-export interface RequestOutcome {
-	/** Messages to send instead of the host's (a preview of drafts not yet persisted); undefined: send as they are. */
-	sent: AgentMessage[] | undefined;
-	/** Set when the request must not go out (over the serving budget after every lossless fold). */
-	refused: Extract<FenceVerdict, { ok: false }> | undefined;
-	/**
-	 * A rewrite of what the previous request sent, with its announced causes (none: unattributed).
-	 * Undefined too when the request is observed later, through `sent` (the final list).
-	 */
-	rewrite: RewriteEvent | undefined;
-	/** Estimated prompt tokens of what goes out (or would have), system prompt included. */
-	tokens: number;
-}
 
 export class FoldEngine {
 	readonly options: ResolvedOptions;
@@ -428,26 +405,16 @@ export class FoldEngine {
 			budget,
 			store: { kind: this.storeOf.kind, location: this.storeOf.location },
 			pendingEdits: this.pendingDrafts().length,
-			automatic: this.automaticFacts(host),
+			automatic: automaticFacts({
+				options: this.options,
+				marks: this.state.data.marks,
+				reading: () => this.reading(host),
+				view: this.tracker.view,
+				counters: this.counters,
+				lastDecision: this.lastDecision,
+			}),
 			...(evidence ? { evidence } : {}),
 		});
-	}
-
-	private automaticFacts(host: HostFacts): AutomaticFacts {
-		const marks = this.state.data.marks;
-		const { lastCommit } = this.counters;
-		return {
-			scheduling: this.options.foldScheduling,
-			marks,
-			reading: marks.length > 0 ? this.reading(host) : undefined,
-			view: this.tracker.view,
-			lastCommit,
-			lastCommitText: lastCommit ? describeCommit(lastCommit) : undefined,
-			declined: this.lastDecision?.commit === false ? this.lastDecision.declined : undefined,
-			commits: this.counters.commits,
-			cancelledCompactions: this.counters.cancelledCompactions,
-			fenceRefusals: this.counters.fenceRefusals,
-		};
 	}
 
 	// --- The window ---

@@ -24,9 +24,10 @@ import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-cod
 import { promptTokensOf } from "../../session/tokens.ts";
 import type { PrepareHint } from "./automatic.ts";
 import type { QueuedEntry } from "./commit.ts";
-import type { FoldEngine, RequestOutcome } from "./engine.ts";
+import type { FoldEngine } from "./engine.ts";
 import type { HostFacts } from "./host-facts.ts";
 import type { LoadoutDigests } from "./instrument.ts";
+import type { RequestOutcome } from "./request-digests.ts";
 
 /** Where entries go: recorded ones onto the branch, and what the engine hands a boundary. */
 export interface Sink {

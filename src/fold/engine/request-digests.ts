@@ -8,7 +8,23 @@
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
+import type { FenceVerdict } from "../policy/budget.ts";
 import { type InstrumentState, messageDigest, observeRequest, type RewriteEvent, sentDigests } from "./instrument.ts";
+
+/** What one request's `context` hook decided. */
+export interface RequestOutcome {
+	/** Messages to send instead of the host's (a preview of drafts not yet persisted); undefined: send as they are. */
+	sent: AgentMessage[] | undefined;
+	/** Set when the request must not go out (over the serving budget after every lossless fold). */
+	refused: Extract<FenceVerdict, { ok: false }> | undefined;
+	/**
+	 * A rewrite of what the previous request sent, with its announced causes (none: unattributed).
+	 * Undefined too when the request is observed later, through `sent` (the final list).
+	 */
+	rewrite: RewriteEvent | undefined;
+	/** Estimated prompt tokens of what goes out (or would have), system prompt included. */
+	tokens: number;
+}
 
 interface DigestedList {
 	messages: readonly AgentMessage[];
