@@ -17,6 +17,7 @@ import { planConsolidation, planFold } from "../lattice/lattice.ts";
 import type { FoldKind, FoldLattice } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import { type LadderInput, ladderCandidates } from "../policy/ladder.ts";
+import { recordRange } from "../policy/record-range.ts";
 import type { PendingMark } from "../state/state-schema.ts";
 import { describeUsage, type SummarizerUsage } from "./summarizer-prompt.ts";
 
@@ -40,22 +41,10 @@ export const summaryKey = (kind: FoldKind, sourceHash: string) => `${kind}:${sou
 
 /** Leaf entry range of a pending mark on this view, or undefined when its entries are gone. */
 function markSpan(view: BranchView, lattice: FoldLattice, mark: PendingMark): SummarySpan | undefined {
-	const leaves: number[] = [];
-	const visit = (parts: PendingMark["record"]["parts"], depth: number): void => {
-		for (const part of parts) {
-			if (part.type === "entry") leaves.push(view.indexById.get(part.entryId) ?? -1);
-			else {
-				const child = lattice.folds.get(part.foldId);
-				if (child && depth < lattice.folds.size) visit(child.parts, depth + 1);
-				else leaves.push(-1);
-			}
-		}
-	};
-	visit(mark.record.parts, 0);
-	if (leaves.length === 0 || leaves.some((index) => index < 0)) return undefined;
-	const entries = view.entries.slice(Math.min(...leaves), Math.max(...leaves) + 1);
+	const range = recordRange(view, lattice, mark.record);
+	if (!range) return undefined;
 	const { kind, sourceHash, id } = mark.record;
-	return { kind, sourceHash, entries, memo: `mark:${id}` };
+	return { kind, sourceHash, entries: view.entries.slice(range.start, range.end), memo: `mark:${id}` };
 }
 
 /**

@@ -8,26 +8,35 @@
 import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 
-/** Entry range of a record (a pending mark's, a dissolved fold's) on this branch, or undefined when its entries are gone. */
+/**
+ * Entry range of a record (a pending mark's, a dissolved fold's) on this
+ * branch, or undefined when its entries are gone. Children are read from
+ * `lattice`; the depth guard keeps a hand-built cyclic lattice from looping.
+ */
 export function recordRange(
 	view: BranchView,
 	lattice: FoldLattice,
 	record: FoldRecord,
 ): { start: number; end: number } | undefined {
-	const leaves: number[] = [];
-	const visit = (parts: FoldRecord["parts"]): void => {
+	let start = Number.POSITIVE_INFINITY;
+	let end = -1;
+	let whole = true;
+	const visit = (parts: FoldRecord["parts"], depth: number): void => {
 		for (const part of parts) {
-			if (part.type === "entry") leaves.push(view.indexById.get(part.entryId) ?? -1);
-			else {
+			if (part.type === "entry") {
+				const index = view.indexById.get(part.entryId) ?? -1;
+				if (index < 0) whole = false;
+				start = Math.min(start, index);
+				end = Math.max(end, index + 1);
+			} else {
 				const child = lattice.folds.get(part.foldId);
-				if (child) visit(child.parts);
-				else leaves.push(-1);
+				if (child && depth < lattice.folds.size) visit(child.parts, depth + 1);
+				else whole = false;
 			}
 		}
 	};
-	visit(record.parts);
-	if (leaves.length === 0 || leaves.some((index) => index < 0)) return undefined;
-	return { start: Math.min(...leaves), end: Math.max(...leaves) + 1 };
+	visit(record.parts, 0);
+	return whole && end > 0 ? { start, end } : undefined;
 }
 
 /**
