@@ -22,7 +22,6 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { repairToolPairing } from "../../compaction/pi/repair.ts";
-import { estimateMessagesTokens } from "../../session/tokens.ts";
 import { type StatusDetails, statusDetails } from "../actions/status.ts";
 import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
 import type { FoldOptions } from "../lattice/lattice.ts";
@@ -473,12 +472,14 @@ export class FoldEngine {
 		return host.budget !== undefined && this.requestTokens(messages, host.fixedTokens) > host.budget;
 	}
 
-	/** Estimated prompt tokens of a request; the host's list is measured without building a deferred branch. */
+	/**
+	 * Estimated prompt tokens of a request: Pi's projection of the session
+	 * (built first), or the host's own list, which the window measures once
+	 * per list without needing a deferred branch built.
+	 */
 	private requestTokens(messages: readonly AgentMessage[] | undefined, fixedTokens: number): number {
 		if (messages === undefined) return this.next.requestTokens(this.next.messages(), fixedTokens);
-		return this.unbuilt === undefined
-			? this.nextWindow.requestTokens(messages, fixedTokens)
-			: estimateMessagesTokens(messages) + fixedTokens;
+		return this.nextWindow.requestTokens(messages, fixedTokens);
 	}
 
 	/**
