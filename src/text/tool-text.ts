@@ -5,6 +5,12 @@
  * appends. Structure only (words, framing lines Pi writes, punctuation); the
  * vocabulary is two named word lists (stage words, output viewers) and
  * preferring a line that says "error".
+ *
+ * Some hosts frame a shell result with a header of their own before the
+ * command's output (Codex CLI: `Chunk ID: …`, `Wall time: …`, `Process
+ * exited with code N`, `Original token count: …`, then `Output:`).
+ * `hostOutputHeader` reads that frame once, so an error preview, a result's
+ * first line and a brief show the output, and the exit code it states counts.
  */
 
 import { firstLine, oneLine } from "./lines.ts";
@@ -143,10 +149,71 @@ export function searchFoundNothing(command: string, exitCode: number | undefined
 	);
 }
 
-/** The exit code Pi's bash tool appended to a result's text (multi-line, or collapsed to one line). */
+/**
+ * One line of a host's output frame: its key names what the host measured,
+ * not what the command printed. Codex CLI writes these (unified exec and the
+ * older shell tool alike) before `Output:`.
+ */
+const HOST_HEADER_LINE =
+	/^(?:Chunk ID: \S+|Wall time: [\d.]+ seconds?|Process exited with code (-?\d+)|Exit code: (-?\d+)|Process running with session ID \S+|Original token count: \d+|Total output lines: \d+)\s*$/;
+/** The line that ends a host's frame; what follows is the command's output. */
+const HOST_OUTPUT_LINE = /^Output:\s*$/;
+/** Most frame lines read: the frames above have at most five. */
+const HOST_HEADER_MAX_LINES = 8;
+
+/** A host's frame at the start of a tool result: where the output starts and the exit code it states. */
+export interface HostOutputHeader {
+	/** Offset (UTF-16) of the first character of the command's output; 0 when the text has no frame. */
+	bodyStart: number;
+	/** The exit code the frame states, when it states one. */
+	exitCode?: number;
+}
+
+/**
+ * The host's frame at the start of `text`, when there is one: one or more
+ * frame lines (`HOST_HEADER_LINE`) followed by `Output:` (or by the end of
+ * the text, for a command that printed nothing). Text without that shape has
+ * no frame (`bodyStart` 0), so ordinary output that happens to start with
+ * "Wall time:" is not cut.
+ */
+export function hostOutputHeader(text: string): HostOutputHeader {
+	let offset = 0;
+	let frameLines = 0;
+	let exitCode: number | undefined;
+	for (let read = 0; read <= HOST_HEADER_MAX_LINES; read++) {
+		const end = text.indexOf("\n", offset);
+		const line = (end === -1 ? text.slice(offset) : text.slice(offset, end)).replace(/\r$/, "");
+		const next = end === -1 ? text.length : end + 1;
+		if (frameLines > 0 && HOST_OUTPUT_LINE.test(line)) return { bodyStart: next, ...codeOf(exitCode) };
+		const match = HOST_HEADER_LINE.exec(line);
+		if (!match) return { bodyStart: 0 };
+		frameLines++;
+		const stated = match[1] ?? match[2];
+		if (stated !== undefined) exitCode = Number(stated);
+		if (end === -1) return { bodyStart: text.length, ...codeOf(exitCode) };
+		offset = next;
+	}
+	return { bodyStart: 0 };
+}
+
+function codeOf(exitCode: number | undefined): { exitCode?: number } {
+	return exitCode === undefined ? {} : { exitCode };
+}
+
+/** A tool result's text without the host's frame (`hostOutputHeader`); the text itself when it has none. */
+export function withoutHostHeader(text: string): string {
+	const { bodyStart } = hostOutputHeader(text);
+	return bodyStart === 0 ? text : text.slice(bodyStart);
+}
+
+/**
+ * The exit code a result's text states: the one Pi's bash tool appends
+ * (multi-line, or collapsed to one line), else the one a host's frame states.
+ */
 export function appendedExitCode(text: string): number | undefined {
 	const match = /(?:^|\s)Command exited with code (\d+)\s*$/.exec(text);
-	return match ? Number(match[1]) : undefined;
+	if (match) return Number(match[1]);
+	return hostOutputHeader(text).exitCode;
 }
 
 /** Pi's bash tool ends a failed result with this line; it is the tool's framing, not the command's output. */
@@ -166,13 +233,16 @@ export const ERROR_SCAN_MAX_LINES = 400;
  * that says "error" wins, else the first remaining line, else the first line.
  */
 export function errorFirstLine(text: string): { line?: string; exitCode?: number } {
-	const { lines, meaningful } = scanLines(text);
+	const header = hostOutputHeader(text);
+	const body = header.bodyStart === 0 ? text : text.slice(header.bodyStart);
+	const { lines, meaningful } = scanLines(body);
 	let exitCode: number | undefined;
 	for (let i = lines.length - 1; i >= 0 && exitCode === undefined; i--) {
 		const match = PI_EXIT_LINE.exec(lines[i] ?? "");
 		if (match) exitCode = Number(match[1]);
 	}
-	const line = meaningful.find((candidate) => ERROR_WORD.test(candidate)) ?? meaningful[0] ?? firstLine(text);
+	exitCode ??= header.exitCode;
+	const line = meaningful.find((candidate) => ERROR_WORD.test(candidate)) ?? meaningful[0] ?? firstLine(body);
 	return { ...(line ? { line } : {}), ...(exitCode !== undefined ? { exitCode } : {}) };
 }
 
@@ -182,12 +252,13 @@ export function errorFirstLine(text: string): { line?: string; exitCode?: number
  * for a line that says "error". Empty when the text has no line at all.
  */
 export function resultFirstLine(text: string): string {
+	const body = withoutHostHeader(text);
 	// Stops at the first meaningful line: a consolidation's brief reads every result of the folded history.
-	for (const raw of text.split("\n", ERROR_SCAN_MAX_LINES)) {
+	for (const raw of body.split("\n", ERROR_SCAN_MAX_LINES)) {
 		const line = oneLine(raw);
 		if (carriesMessage(line)) return line;
 	}
-	return firstLine(text);
+	return firstLine(body);
 }
 
 /** True for a one-lined line that is not blank, framing, decoration or Pi's exit line. */
