@@ -4,14 +4,25 @@
  * provider's cache rules.
  *
  * The held-out set is fixed here, before any fold policy is tuned on this
- * benchmark: the ladder work (issue 20, item 3) may look only at the "tuned"
- * set's figures while it designs; the held-out figures are reported
- * separately and are the ones its targets are judged on.
+ * benchmark (issue 27 fixed the current split before its working-set ladder
+ * was tuned): a policy may look only at the "tuned" set's figures while it
+ * is designed; the held-out figures are reported separately and are the
+ * ones its targets are judged on.
+ *
+ * Three of the real sessions are other hosts' recordings converted to Pi
+ * sessions (`../shared/sessions/real/`, its README): benchmark input read
+ * where they lie, never copied into the repository (their licences are
+ * unknown). When that directory is absent (CI, a fresh clone), they are
+ * left out and the run says so.
  */
 
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { type RealSessionName, realSessionPath } from "../../test/fixtures/real-sessions.ts";
+import { REPO_ROOT } from "../../test/harness/pi-cli.ts";
 import type { PromptCacheRules } from "../../test/harness/provider-rules.ts";
 import type { ArmSetup } from "./config.ts";
 import { type GeneratedShape, generateReplaySession } from "./generate.ts";
@@ -22,18 +33,23 @@ export type SessionSet = "tuned" | "held-out";
 export interface ReplaySession {
 	name: string;
 	set: SessionSet;
+	/** A recorded session, or one the bench generated (reported, never judged on). */
+	origin: "real" | "generated";
 	/** What it is, for the report. */
 	shape: string;
 	/** The recorded linear branch (loaded or generated on call). */
 	branch(): SessionEntry[];
 	/** Replay only the first this many user turns (the CI smoke run); all when undefined. */
 	turns?: number;
+	/** Read from outside the checkout (`externalSessionsDir`): may be absent. */
+	external?: boolean;
 }
 
 function real(name: RealSessionName, set: SessionSet): ReplaySession {
 	return {
 		name,
 		set,
+		origin: "real",
 		shape: "real Pi log",
 		branch: () => loadSessionFile(realSessionPath(name)).manager.getBranch(),
 	};
@@ -43,22 +59,80 @@ function generated(shape: GeneratedShape, seed: number, set: SessionSet): Replay
 	return {
 		name: `${shape}-s${seed}`,
 		set,
+		origin: "generated",
 		shape: shape === "multi-turn" ? "generated multi-turn" : "generated, 400 small results in one turn",
 		branch: () => generateReplaySession(shape, seed),
 	};
 }
 
-/** Every session of the full run: the split is decided here, once. */
+/** Environment variable naming the directory of the converted real sessions (default: ../shared/sessions/real/). */
+export const REAL_SESSIONS_DIR_ENV = "PI_FOLD_REAL_SESSIONS_DIR";
+
+/** Where the converted real sessions are read from. */
+export function externalSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
+	return env[REAL_SESSIONS_DIR_ENV] ?? join(REPO_ROOT, "../shared/sessions/real");
+}
+
+/**
+ * A converted session's branch without its recorded usage: the conversion
+ * wrote input 0 and an output of its own making, so nothing may price from
+ * it. Output is then Pi's estimate of the reply on both sides (the provider's
+ * report and `pi-fold report`), and the calibration is the identity.
+ */
+export function withoutRecordedUsage(branch: readonly SessionEntry[]): SessionEntry[] {
+	return branch.map((entry) => {
+		if (entry.type !== "message" || entry.message.role !== "assistant") return entry;
+		const message = entry.message as AssistantMessage;
+		const usage = { ...message.usage, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0 };
+		return { ...entry, message: { ...message, usage } } as SessionEntry;
+	});
+}
+
+function external(name: string, set: SessionSet, shape: string): ReplaySession {
+	return {
+		name,
+		set,
+		origin: "real",
+		shape,
+		branch: () => {
+			const path = join(externalSessionsDir(), `${name}.jsonl`);
+			if (!existsSync(path))
+				throw new Error(`host replay: ${path} is missing (${REAL_SESSIONS_DIR_ENV} names the directory)`);
+			return withoutRecordedUsage(loadSessionFile(path).manager.getBranch());
+		},
+		external: true,
+	};
+}
+
+/** Every session of the full run: the split is decided here, once (issue 27; before any working-set tuning). */
 export const SESSIONS: readonly ReplaySession[] = [
 	real("pi-mono-large-session", "tuned"),
+	external("raveera-codex", "tuned", "real Codex CLI session, converted"),
 	generated("multi-turn", 1, "tuned"),
 	generated("multi-turn", 2, "tuned"),
 	generated("small-results", 1, "tuned"),
 	real("pi-mono-before-compaction", "held-out"),
+	external("agenttask-gjc", "held-out", "real GJC session (a Pi-format host)"),
+	external("pvreview-cc", "held-out", "real Claude Code session, converted"),
 	generated("multi-turn", 3, "held-out"),
 	generated("multi-turn", 4, "held-out"),
 	generated("small-results", 2, "held-out"),
 ];
+
+/** The sessions of `sessions` this checkout can read, and a line for each it cannot (the run says so). */
+export function availableSessions(sessions: readonly ReplaySession[]): {
+	sessions: ReplaySession[];
+	missing: string[];
+} {
+	const dir = externalSessionsDir();
+	const missing: string[] = [];
+	const found = sessions.filter((session) => {
+		if (!session.external || existsSync(join(dir, `${session.name}.jsonl`))) return true;
+		missing.push(`${session.name}: ${join(dir, `${session.name}.jsonl`)} not found; left out of this run`);
+		return false;
+	});
+	return { sessions: found, missing };
+}
 
 export interface ArmSpec {
 	name: string;

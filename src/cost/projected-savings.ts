@@ -24,6 +24,7 @@ import {
 	replayNativeCompaction,
 	summariesCost,
 } from "./native-replay.ts";
+import { type ArmScore, armEvents, projectionCollector, scoreArm, sentCollector } from "./out-of-view/arm-score.ts";
 import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
 import { priceRequest, simulatedUsage } from "./price.ts";
 import {
@@ -91,6 +92,26 @@ export interface ProjectedSavings {
 	commitRequests: number[];
 	/** Rewrites the replay could not attribute (0 unless the mirror drifted from the runtime). */
 	unattributed: number;
+	/**
+	 * What each column's window hid from the replies it served (out-of-view references), and the
+	 * charge for getting it back (cost/out-of-view/charge.ts), the same rule for both.
+	 */
+	outOfView: { native: ArmScore; projected: ArmScore };
+}
+
+/** A column's cost with its hidden references charged. */
+export function chargedCost(sequence: { cost: number }, arm: ArmScore): number {
+	return sequence.cost + arm.charge.cost;
+}
+
+/** Prompt tokens of each request by the entry id of the reply it produced. */
+function promptTokensByEntry(requests: readonly SessionRequest[], sequence: ModelledSequence): Map<string, number> {
+	const out = new Map<string, number>();
+	requests.forEach((request, index) => {
+		const row = sequence.requests[index];
+		if (row) out.set(request.entryId, row.promptTokens);
+	});
+	return out;
 }
 
 /** The cache model a log is priced under: its main model's catalog time-to-live, a 1,024-token minimum. */
@@ -232,10 +253,12 @@ export function projectSavings(
 	const options = resolveOptions();
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
-	const ladder = replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd });
+	const sent = sentCollector();
+	const ladder = replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd }, sent.observe);
 	const replayed = replayNativeCompaction(branch, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
-	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);
+	const nativeRequests = sessionRequests(replayed.branch);
+	const nativeSequence = modelSequence(nativeRequests, calibration, cache);
 	const summaryCost = summariesCost(replayed.summaries, card);
 	// Every request pi-fold shapes also carries its tool's declaration and prompt line.
 	const declared = Math.ceil(toolDeclarationChars(options.toolName, options.toolActions) / PI_CHARS_PER_TOKEN);
@@ -245,6 +268,15 @@ export function projectSavings(
 		cache,
 		calibratedTokens(declared, { ...calibration, overhead: 0 }),
 	);
+	const rules = { card, scale: calibration.scale };
+	const outOfView = {
+		native: scoreArm(
+			armEvents(branch, projectionCollector(replayed.branch)),
+			rules,
+			promptTokensByEntry(nativeRequests, nativeSequence),
+		),
+		projected: scoreArm(armEvents(branch, sent), rules, promptTokensByEntry(ladder.requests, projected)),
+	};
 	return {
 		mainModelKey,
 		card: card.name,
@@ -269,5 +301,6 @@ export function projectSavings(
 		folds: ladder.folds,
 		commitRequests: ladder.commitRequests,
 		unattributed: ladder.unattributed,
+		outOfView,
 	};
 }
