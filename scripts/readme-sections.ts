@@ -68,20 +68,25 @@ function figuresSection(root: string): string {
 	].join("\n");
 }
 
-/** pi-fold's defaults against Pi alone in real Pi, per set and window. */
+/** "12 of 431" as a share. */
+function share(part: { replies: number; absent: number }): string {
+	return part.replies === 0 ? "—" : `${((100 * part.absent) / part.replies).toFixed(1)}%`;
+}
+
+/** pi-fold's defaults against Pi alone in real Pi, per set and window: charged for what was hidden, raw beside. */
 function headlineSection(root: string): string {
 	const markdown = readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8");
 	const rows = hostReplayFigures(markdown).map(
 		(item) =>
-			`| ${item.window} tokens | ${item.set}, ${item.sessions} sessions | **${item.median}** (${item.low}–${item.high}) | ${item.compactions.native} → **${item.compactions.defaults}** |`,
+			`| ${item.window} tokens | ${item.set}, ${item.sessions} real sessions | **${item.charged.median}** (${item.charged.low}–${item.charged.high}) | ${item.raw.median} (${item.raw.low}–${item.raw.high}) | ${share(item.hidden.native)} → **${share(item.hidden.defaults)}** | ${item.compactions.native} → **${item.compactions.defaults}** |`,
 	);
 	const date = hostReplayDate(markdown);
 	return [
-		"| model window | sessions | pi-fold's cost over Pi alone's: median (range) | compactions: Pi alone → pi-fold |",
-		"| --- | --- | --- | --- |",
+		"| model window | sessions | pi-fold's cost over Pi alone's, charged for what each hid: median (range) | as billed, nothing charged | replies that referred to something their request did not show: Pi alone → pi-fold | compactions: Pi alone → pi-fold |",
+		"| --- | --- | --- | --- | --- | --- |",
 		...rows,
 		"",
-		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\`: real Pi 1.6.0, offline, replays each session message for message with pi-fold's defaults and without it. Below 1× pi-fold cost less; a range reaching above 1× means it cost more on some session. The ladder was tuned on the tuned set only; the held-out set tells how it does on sessions it was not tuned on. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
+		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\`: real Pi 1.6.0, offline, replays each recorded session message for message with pi-fold's defaults and without it. A replay answers every request with the recorded reply, so it never pays for what a window hid: the charged figure adds, for both arms alike, a search and a peek (a further request re-sending the prompt) per hidden source a reply referred to. Below 1× pi-fold cost less. The held-out sessions were not used to tune pi-fold; the tuned ones were. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
 	].join("\n");
 }
 

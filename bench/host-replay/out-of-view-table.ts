@@ -44,7 +44,7 @@ export function outOfViewTable(rows: readonly ScoredSession[]): string[] {
 			lines.push(
 				`| ${[
 					name,
-					`${row.window / 1000}k`,
+					arm === "sanity" ? "endless" : `${row.window / 1000}k`,
 					arm,
 					count(view.replies),
 					`${count(view.repliesWithAbsent)} (${(100 * replyShare(view)).toFixed(1)}%)`,

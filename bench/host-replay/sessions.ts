@@ -138,6 +138,8 @@ export interface ArmSpec {
 	name: string;
 	label: string;
 	setup: ArmSetup;
+	/** A window of its own, whatever the column's: the arm runs once per session (at the preset's first window). */
+	window?: number;
 }
 
 export const NATIVE_ARM: ArmSpec = {
@@ -150,6 +152,17 @@ export const REFERENCE_ARM: ArmSpec = {
 	name: "reference",
 	label: `price-blind stubs past ${DEFAULT_REFERENCE.triggerTokens / 1000}k tokens, ${DEFAULT_REFERENCE.tailTokens / 1000}k fresh tail (lossy, bench only)`,
 	setup: { kind: "reference", ...DEFAULT_REFERENCE },
+};
+
+/** The sanity arm's window: so large that nothing a session holds reaches Pi's line. */
+export const SANITY_WINDOW = 100_000_000;
+
+/** Pi alone with nothing ever compacted: every reference stays raw, so it must score 0 out of view. */
+export const SANITY_ARM: ArmSpec = {
+	name: "sanity",
+	label: `Pi alone on a ${SANITY_WINDOW.toLocaleString("en-US")}-token window (nothing compacts; must score 0 out of view)`,
+	setup: { kind: "native" },
+	window: SANITY_WINDOW,
 };
 
 /** Pi 1.6.0's compaction defaults (docs/compaction.md); at 128k and 200k windows a user runs with these. */
@@ -189,7 +202,7 @@ function setPreset(name: string, set: SessionSet, windows: readonly number[]): P
 		name,
 		sessions: SESSIONS.filter((session) => session.set === set),
 		windows,
-		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		arms: [NATIVE_ARM, DEFAULTS_ARM, SANITY_ARM],
 		piCompaction: PI_COMPACTION,
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 15 * 60_000,
@@ -201,7 +214,7 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 		name: "full",
 		sessions: SESSIONS,
 		windows: [200_000, 128_000],
-		arms: [NATIVE_ARM, DEFAULTS_ARM, REFERENCE_ARM],
+		arms: [NATIVE_ARM, DEFAULTS_ARM, REFERENCE_ARM, SANITY_ARM],
 		piCompaction: PI_COMPACTION,
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 15 * 60_000,
@@ -215,7 +228,7 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
 		name: "smoke",
 		sessions: [SMOKE_SESSION],
 		windows: [200_000],
-		arms: [NATIVE_ARM, DEFAULTS_ARM],
+		arms: [NATIVE_ARM, DEFAULTS_ARM, SANITY_ARM],
 		piCompaction: PI_COMPACTION,
 		compactionNote: "Pi's defaults: reserveTokens 16,384, keepRecentTokens 20,000",
 		turnTimeoutMs: 2 * 60_000,

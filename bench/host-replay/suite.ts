@@ -12,7 +12,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { catalogCacheTtlSeconds, catalogModel, catalogRateCard } from "../../src/cost/catalog.ts";
-import { projectSavings } from "../../src/cost/projected-savings.ts";
+import { chargedCost, projectSavings } from "../../src/cost/projected-savings.ts";
 import type { RateCard } from "../../src/cost/rate-card.ts";
 import { calibrateRequests, sessionRequests } from "../../src/cost/session-requests.ts";
 import type { Calibration } from "../../src/session/tokens.ts";
@@ -27,7 +27,9 @@ import { floorInput, type RunMetrics, runMetrics } from "./metrics.ts";
 import { replayPlan } from "./plan.ts";
 import { renderHostReplayReport } from "./report.ts";
 import { runArm } from "./run-arm.ts";
+import { type RunScore, scoreRun } from "./score.ts";
 import {
+	availableSessions,
 	CACHE_RULES,
 	DEFAULT_PRESET,
 	FLOOR_BRIEF_CHARS,
@@ -54,8 +56,16 @@ export interface SessionResult {
 	floor?: FloorResult;
 	/** The log's calibration (provider tokens per estimated token) the provider, ledger and report count with. */
 	calibration: Calibration;
-	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone. */
-	reportRatio: number;
+	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone, raw and charged. */
+	report: ReportEstimate;
+	/** Each run's out-of-view score and charge, by arm name (runs that failed have none). */
+	scores: Record<string, RunScore>;
+}
+
+/** What `pi-fold report` says pi-fold costs over Pi alone: raw, and with both columns charged for what they hid. */
+export interface ReportEstimate {
+	raw: number;
+	charged: number;
 }
 
 /** The first `turns` user turns of a script (and the notes within them). */
@@ -73,9 +83,14 @@ export function branchThroughTurns(branch: readonly SessionEntry[], turns: numbe
 }
 
 /** What `pi-fold report` says pi-fold costs over Pi alone on this branch, window and compaction. */
-export function reportRatio(branch: readonly SessionEntry[], window: number, preset: Preset): number {
+export function reportEstimate(branch: readonly SessionEntry[], window: number, preset: Preset): ReportEstimate {
 	const savings = projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
-	return savings.projected.cost / savings.native.cost;
+	return {
+		raw: savings.projected.cost / savings.native.cost,
+		charged:
+			chargedCost(savings.projected, savings.outOfView.projected) /
+			chargedCost(savings.native, savings.outOfView.native),
+	};
 }
 
 /** The session model's card and the prices the loopback model declares to Pi. */
@@ -126,13 +141,17 @@ export async function runSession(
 	const calibration = calibrateRequests(sessionRequests(replayed));
 	const tokenizer = calibratedTokenizer(calibration.scale);
 	const rules: LedgerRules = { card: pricing.card, cacheRules: CACHE_RULES, ttlSeconds: pricing.ttl, tokenizer };
-	const line = window - preset.piCompaction.reserveTokens;
 	const runs: RunMetrics[] = [];
+	const scores: Record<string, RunScore> = {};
 	let floor: FloorResult | undefined;
 	for (const arm of preset.arms) {
+		// An arm with a window of its own runs once per session, with the preset's first window.
+		if (arm.window !== undefined && window !== preset.windows[0]) continue;
+		const armWindow = arm.window ?? window;
+		const line = armWindow - preset.piCompaction.reserveTokens;
 		const raw = await runArm(plan, {
 			arm,
-			contextWindow: window,
+			contextWindow: armWindow,
 			maxTokens: pricing.maxTokens,
 			modelCost: declaredCost(pricing.card),
 			piCompaction: preset.piCompaction,
@@ -141,6 +160,11 @@ export async function runSession(
 			turnTimeoutMs: preset.turnTimeoutMs,
 		});
 		const metrics = runMetrics(raw, rules, line);
+		if (metrics.failure === undefined)
+			scores[arm.name] = scoreRun(raw, plan, replayed, metrics.ledger, {
+				card: pricing.card,
+				scale: calibration.scale,
+			});
 		runs.push(metrics);
 		onRun(metrics);
 		if (arm.setup.kind === "native")
@@ -162,14 +186,20 @@ export async function runSession(
 		runs,
 		...(floor ? { floor } : {}),
 		calibration,
-		reportRatio: reportRatio(replayed, window, preset),
+		report: reportEstimate(replayed, window, preset),
+		scores,
 	};
 }
 
-/** Every session of the preset at every window, in order. */
-export async function runHostReplay(preset: Preset, log: (line: string) => void = () => {}): Promise<SessionResult[]> {
+/** Every session of the preset this checkout can read at every window, in order; `missing` names the others. */
+export async function runHostReplay(
+	preset: Preset,
+	log: (line: string) => void = () => {},
+): Promise<{ results: SessionResult[]; missing: string[] }> {
 	const results: SessionResult[] = [];
-	for (const session of preset.sessions) {
+	const { sessions, missing } = availableSessions(preset.sessions);
+	for (const line of missing) log(`   ${line}`);
+	for (const session of sessions) {
 		for (const window of preset.windows) {
 			results.push(
 				await runSession(session, window, preset, (run) => {
@@ -183,7 +213,7 @@ export async function runHostReplay(preset: Preset, log: (line: string) => void 
 			);
 		}
 	}
-	return results;
+	return { results, missing };
 }
 
 export const hostReplayBench: ReportBenchmark = {
@@ -195,9 +225,9 @@ export const hostReplayBench: ReportBenchmark = {
 	async report(presetName, context) {
 		const preset = PRESETS[presetName];
 		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(PRESETS).join(", ")}`);
-		const results = await runHostReplay(preset, context.log);
+		const { results, missing } = await runHostReplay(preset, context.log);
 		return {
-			body: renderHostReplayReport(preset, results, context),
+			body: renderHostReplayReport(preset, results, { ...context, missing }),
 			file: preset.name === DEFAULT_PRESET ? "host-replay.md" : `host-replay-${preset.name}.md`,
 		};
 	},

@@ -11,8 +11,9 @@
 
 import { catalogRateCard } from "../cost/catalog.ts";
 import { FALLBACK_CARD_NAME } from "../cost/fold-replay.ts";
+import type { ArmScore } from "../cost/out-of-view/arm-score.ts";
 import type { CostParts } from "../cost/price.ts";
-import { type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
+import { chargedCost, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
 import type { RateCard } from "../cost/rate-card.ts";
 import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import { describeUsage } from "../fold/briefs/summarizer-prompt.ts";
@@ -283,25 +284,37 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 
 /** "What pi-fold would have saved": Pi alone (its own compaction replayed) vs pi-fold's ladder, one cache model. */
 export function savingsSection(projection: ProjectedSavings): string[] {
-	const { native, projected } = projection;
+	const { native, projected, outOfView } = projection;
 	const saved = native.cost - projected.cost;
 	const share = native.cost > 0 ? saved / native.cost : 0;
-	const row = (label: string, a: number, b: number, format: (n: number) => string) =>
-		`  ${label.padEnd(16)} ${format(a).padStart(14)}  ${format(b).padStart(14)}`;
+	const nativeCharged = chargedCost(native, outOfView.native);
+	const projectedCharged = chargedCost(projected, outOfView.projected);
+	const savedCharged = nativeCharged - projectedCharged;
+	const shareCharged = nativeCharged > 0 ? savedCharged / nativeCharged : 0;
+	const row = (label: string, a: string, b: string) => `  ${label.padEnd(16)} ${a.padStart(14)}  ${b.padStart(14)}`;
+	const numbers = (label: string, a: number, b: number, format: (n: number) => string) =>
+		row(label, format(a), format(b));
 	const tokens = (n: number) => integer.format(Math.round(n));
+	const hidden = (arm: ArmScore) =>
+		`${integer.format(arm.summary.repliesWithAbsent)} of ${integer.format(arm.summary.replies)}`;
 	const lines = [
 		"What pi-fold would have saved (active branch replayed through Pi's own compaction and through pi-fold's default ladder):",
 		`  ${"".padEnd(16)} ${"Pi alone".padStart(14)}  ${"with pi-fold".padStart(14)}`,
-		row("cost", native.cost, projected.cost, money),
-		row("prompt tokens", native.promptTokens, projected.promptTokens, tokens),
-		row("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
-		row("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
-		row("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
-		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%), ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
+		numbers("cost", native.cost, projected.cost, money),
+		numbers("charged cost", nativeCharged, projectedCharged, money),
+		row("hidden from", hidden(outOfView.native), hidden(outOfView.projected)),
+		numbers("prompt tokens", native.promptTokens, projected.promptTokens, tokens),
+		numbers("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
+		numbers("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
+		numbers("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
+		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%) as modelled, ${money(savedCharged)} (${(shareCharged * 100).toFixed(1)}%) charged; ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
 		`  model            ${projection.mainModelKey}, priced with the ${projection.card} card, prefix cache ${cacheText(projection)}`,
 		`  Pi alone         ${nativeText(native)}`,
 		`  with pi-fold     ${foldText(projected)}`,
 		"                   (both columns modelled the same way, so they differ only in what was sent)",
+		"  charged          the cost plus, for each reply that referred to something its request did not show",
+		'                   ("hidden from": replies), one search and one peek per earlier message it came from,',
+		"                   each a further request re-sending the prompt; the same rule for both columns",
 	];
 	if (native.fallbackPriced > 0)
 		lines.push(

@@ -53,7 +53,14 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		expect(section).toMatch(/Pi alone\s+with pi-fold\n/);
 		const cost = /cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
 		expect(Number(cost?.[2])).toBeLessThan(Number(cost?.[1]));
-		expect(section).toMatch(/saving\s+\$\d+\.\d{4} \(\d+\.\d%\), \d+ commits folding \d+ spans/);
+		expect(section).toMatch(
+			/saving\s+\$\d+\.\d{4} \(\d+\.\d%\) as modelled, \$-?\d+\.\d{4} \(-?\d+\.\d%\) charged; \d+ commits folding \d+ spans/,
+		);
+		// Charged: each column's cost plus what getting back what it hid would cost, never less than the cost.
+		const charged = /charged cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
+		expect(Number(charged?.[1])).toBeGreaterThanOrEqual(Number(cost?.[1]));
+		expect(Number(charged?.[2])).toBeGreaterThanOrEqual(Number(cost?.[2]));
+		expect(section).toMatch(/hidden from\s+\d+ of \d+\s+\d+ of \d+\n/);
 		expect(section).toMatch(
 			/model\s+anthropic\/claude-opus-4-5, priced with the anthropic\/claude-opus-4-5 card, prefix cache expiring after 300 s idle/,
 		);

@@ -256,8 +256,8 @@ export function textTokens(text: string): Token[] {
 	const addPath = (raw: string, start: number, end: number) => {
 		const path = raw.replace(/[.:]+$/, "");
 		if (!acceptPath(path) || DOMAIN_SUFFIX.test(path) || LIBRARY_JS.test(path)) return;
-		// `</label>` is a closing tag; `resp.json()` a method call.
-		if (rest[start - 1] === "<" || rest[end] === "(") return;
+		// `</label>` is a closing tag; `resp.json()` a method call; `proxy/VPN` two words.
+		if (rest[start - 1] === "<" || rest[end] === "(" || /\p{L}/u.test(rest[start - 1] ?? "")) return;
 		add("path", path);
 		const base = baseName(path);
 		if (base !== path && /\.[A-Za-z]/.test(base) && base.length >= MIN_PATH_CHARS) add("path", base);
