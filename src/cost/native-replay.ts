@@ -32,10 +32,10 @@ import {
 	type SessionEntry,
 	serializeConversation,
 } from "@earendil-works/pi-coding-agent";
+import type { RateCard } from "../pricing/rate-card.ts";
 import { type Calibration, calibratedTokens, estimateMessagesTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import { compactionFileLists, fileListsText } from "./compaction-file-lists.ts";
 import { priceRequest } from "./price.ts";
-import type { RateCard } from "./rate-card.ts";
 
 /** Pi's compaction as a user runs it. */
 export interface NativeCompaction {

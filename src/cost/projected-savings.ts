@@ -230,11 +230,11 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
  * `contextWindow` given there is the ladder's serving budget too, and Pi alone meets its
  * threshold afresh at it (the log's own compactions were made at another window).
  */
-export function projectSavings(
+export async function projectSavings(
 	branch: readonly SessionEntry[],
 	cwd: string,
 	compaction: Partial<NativeCompaction> = {},
-): ProjectedSavings {
+): Promise<ProjectedSavings> {
 	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
 	const window = compaction.contextWindow;
 	const catalogWindow =
@@ -256,7 +256,7 @@ export function projectSavings(
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
 	const sent = sentCollector();
-	const ladder = replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd }, sent.observe);
+	const ladder = await replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd }, sent.observe);
 	// Pi alone keeps the log's compactions (what Pi did) at the log's own window; asked about another
 	// window, it meets Pi's threshold afresh too: compactions made at one window are not facts of another,
 	// and their summaries' words would hide less than a replayed compaction's (the charged cost reads them).

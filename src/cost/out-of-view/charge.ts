@@ -17,8 +17,8 @@
  * both).
  */
 
+import type { RateCard } from "../../pricing/rate-card.ts";
 import { type PricedRequest, priceRequest, simulatedUsage } from "../price.ts";
-import type { RateCard } from "../rate-card.ts";
 import type { HiddenSource, ReplyScore } from "./scorer.ts";
 
 /** A model that cannot see a name searches for it once: one search request per hidden source. */
