@@ -100,6 +100,8 @@ export interface Operation {
 	/** Typed exit code of a `!cmd` run. */
 	exitCode?: number;
 	errorText?: string;
+	/** The error's line (host frame and framing skipped), when the result text gave one. */
+	errorLine?: string;
 }
 
 /** Bounded one-line rendering of JSON arguments. */
@@ -168,18 +170,20 @@ export function operationsOf(events: readonly NormalizedEvent[]): Operation[] {
 						identity: `orphan\u0000${event.toolCallId}`,
 						label: `call ${identifierLabel(event.toolCallId)} (not on branch)`,
 					};
+			const failed = event.isError || (event.exitCode !== undefined && event.exitCode !== 0);
 			const foundNothing =
-				"command" in identity && identity.command !== undefined && event.isError
-					? searchFoundNothing(identity.command, appendedExitCode(event.errorText ?? ""))
+				"command" in identity && identity.command !== undefined && failed
+					? searchFoundNothing(identity.command, event.exitCode ?? appendedExitCode(event.errorText ?? ""))
 					: false;
 			operations.push(
 				withResolution({
 					...base,
 					tool: event.toolName,
 					toolCallId: event.toolCallId,
-					success: !event.isError || foundNothing,
+					success: !failed || foundNothing,
 					...identity,
 					...(event.errorText ? { errorText: event.errorText } : {}),
+					...(event.errorLine ? { errorLine: event.errorLine } : {}),
 				}),
 			);
 		} else if (event.kind === "bash") {

@@ -266,8 +266,8 @@ function transcriptItem(event: NormalizedEvent): ViewItem | undefined {
 		case "toolResult":
 			return item(
 				event.entryId,
-				`${at} result ${identifierLabel(event.toolName)} ${event.isError ? "error" : "ok"}`,
-				event.isError && event.errorText ? `: ${quoted(event.errorText)}` : "",
+				`${at} result ${identifierLabel(event.toolName)} ${event.errorText !== undefined ? "error" : "ok"}`,
+				event.errorText ? `: ${quoted(event.errorLine ?? event.errorText)}` : "",
 				{ required: false },
 			);
 		case "bash": {
