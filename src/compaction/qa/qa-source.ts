@@ -26,9 +26,9 @@
  */
 
 import type { NormalizedEvent } from "../../session/events.ts";
-import { FILE_ACTIONS, OUTER_FABRIC_TOOL, SHELL_ACTIONS } from "../../session/facts.ts";
+import { FILE_ACTIONS, OUTER_FABRIC_TOOL, PATCH_TOOLS, SHELL_ACTIONS } from "../../session/facts.ts";
 import { isPlainRecord } from "../../session/records/record-guards.ts";
-import { appendedExitCode, searchFoundNothing } from "../../text/tool-text.ts";
+import { appendedExitCode, patchFiles, searchFoundNothing } from "../../text/tool-text.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
 import { DIALOGUE_HEADER } from "../summary/dialogue.ts";
 import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
@@ -137,7 +137,24 @@ function sourceFiles(events: readonly NormalizedEvent[]): Map<FileKind, Map<stri
 		files.set(kind, byPath);
 	};
 	for (const event of events) {
-		if (event.kind === "toolResult" && !resultFailed(event) && event.toolName !== OUTER_FABRIC_TOOL && event.call) {
+		const input = event.kind === "toolResult" ? event.call?.args?.input : undefined;
+		if (
+			event.kind === "toolResult" &&
+			!resultFailed(event) &&
+			PATCH_TOOLS.has(event.toolName) &&
+			typeof input === "string"
+		) {
+			// A patch envelope (Codex): each file it adds or updates, read by the shared envelope reader.
+			for (const file of patchFiles(input)) {
+				if (file.action === "add") touch("write", { path: file.path }, true, event);
+				else if (file.action === "update") touch("edit", { path: file.path }, false, event);
+			}
+		} else if (
+			event.kind === "toolResult" &&
+			!resultFailed(event) &&
+			event.toolName !== OUTER_FABRIC_TOOL &&
+			event.call
+		) {
 			touch(event.toolName, event.call.args, event.created, event);
 		} else if (event.kind === "fabricOperation" && event.outcome === "succeeded") {
 			touch(event.ref, event.args, event.created, event);

@@ -19,8 +19,9 @@
 
 import { DECISION_MAX_BYTES, decisionsOf } from "../../session/decisions.ts";
 import type { NormalizedEvent } from "../../session/events.ts";
-import { FILE_ACTIONS, failureRecords, SHELL_ACTIONS } from "../../session/facts.ts";
+import { FILE_ACTIONS, failureRecords, PATCH_TOOLS, SHELL_ACTIONS } from "../../session/facts.ts";
 import { isPlainRecord } from "../../session/records/record-guards.ts";
+import { patchFiles } from "../../text/tool-text.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
 import type { ViewBlock, ViewItem } from "./projections-model.ts";
 import { boundedOneLine, identifierLabel, oneLine, renderAddress, shrinkText } from "./render-text.ts";
@@ -136,7 +137,8 @@ export function projectCurrentWork(events: readonly NormalizedEvent[], cutEventI
 	const commands: ViewItem[] = [];
 	// A command's state: ok, failed, or failed and settled by a later run of the same script (facts.ts).
 	const states = new Map<string, string>();
-	for (const { failure, resolvedBy } of failureRecords(events)) {
+	// The steps run to the end of the kept tail, so every later run that settles one of their failures is in them.
+	for (const { failure, resolvedBy } of failureRecords(steps)) {
 		if (failure.toolCallId === undefined) continue;
 		states.set(
 			failure.toolCallId,
@@ -153,6 +155,12 @@ export function projectCurrentWork(events: readonly NormalizedEvent[], cutEventI
 			typeof args?.path === "string" ? args.path : typeof args?.file_path === "string" ? args.file_path : undefined;
 		const command = typeof args?.command === "string" ? args.command : undefined;
 		const action = FILE_ACTIONS[event.toolName] ?? identifierLabel(event.toolName);
+		const patch = PATCH_TOOLS.has(event.toolName) && typeof args?.input === "string" ? patchFiles(args.input) : [];
+		for (const file of patch) {
+			files.delete(file.path);
+			const lead = `${renderAddress(event.address)} ${action} ${file.action} `;
+			files.set(file.path, { ...item(event.entryId, lead, oneLine(file.path), "end"), ordinal: event.ordinal });
+		}
 		if (path !== undefined && path.trim() !== "") {
 			files.delete(path);
 			files.set(path, {

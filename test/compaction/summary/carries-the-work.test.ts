@@ -38,6 +38,22 @@ describe("a summary that carries the work", () => {
 		expect(runQa(result.text, result.qa).score).toBe(1);
 	});
 
+	it("lists the files a Codex apply_patch added or updated as changed files", () => {
+		const b = new SessionBuilder();
+		b.user("Fix the date format.");
+		const patch =
+			"*** Begin Patch\n*** Update File: lib/format.ts\n@@\n-old\n+new\n*** Add File: lib/date-utils.ts\n+export {};\n*** Delete File: lib/legacy.ts\n*** End Patch";
+		b.tool("p1", "apply_patch", { input: patch }, { output: "Success. Updated the following files:\nM lib/format.ts" });
+		b.assistant("Patched.");
+		const result = compileSummary({ entries: b.entries });
+		const files = section(result.text, FILES_HEADER);
+		expect(files).toMatch(/Created:\n- @\S+ (?:lib\/)?date-utils\.ts/);
+		expect(files).toMatch(/Modified:\n- @\S+ (?:lib\/)?format\.ts/);
+		expect(files).not.toContain("legacy.ts");
+		expect(section(result.text, WORK_HEADER)).toContain("lib/format.ts");
+		expect(runQa(result.text, result.qa).score).toBe(1);
+	});
+
 	it("states the current work of the last steps, kept tail included, and a second compaction still carries it", () => {
 		const b = new SessionBuilder();
 		b.user("Start the parser work.");
