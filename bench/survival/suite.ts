@@ -13,6 +13,7 @@
 import { readFileSync } from "node:fs";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildDeterministicCompaction, projectionEstimator } from "../../src/compaction/compact-event.ts";
+import { splitSections } from "../../src/compaction/qa/qa.ts";
 import type { ReportBenchmark } from "../harness.ts";
 import { median } from "../harness.ts";
 import {
@@ -76,6 +77,8 @@ interface CutResult {
 	identical: boolean;
 	/** Per category: [hits alone, hits with tail, probes]. */
 	hits: Map<ProbeCategory, [number, number, number]>;
+	/** UTF-8 bytes of each rendered section, header included. */
+	sections: Map<string, number>;
 }
 
 /** The branch Pi holds at a cut: raw entries through the cut, each earlier compaction entry after its cut entry. */
@@ -155,6 +158,7 @@ function compactSession(
 			ms: median(times),
 			identical,
 			hits: new Map(),
+			sections: new Map(),
 		};
 		let summary = "";
 		let tail = "";
@@ -164,6 +168,9 @@ function compactSession(
 			const kept = keptAt < 0 ? [] : branch.slice(keptAt).filter((entry) => entry.type !== "compaction");
 			tail = entriesText(kept);
 			result.summaryBytes = Buffer.byteLength(summary);
+			for (const [header, lines] of splitSections(summary)) {
+				result.sections.set(header, Buffer.byteLength([header, ...lines].join("\n").trimEnd()));
+			}
 			result.tokensAfter = Math.ceil(summary.length / 4) + kept.reduce((sum, entry) => sum + entryEstimate(entry), 0);
 			compactions.set(cut.entryIndex, {
 				type: "compaction",
@@ -243,6 +250,24 @@ function categoryTable(results: readonly CutResult[]): {
 	return { lines, aloneMean, rates };
 }
 
+/** Each section's size over the cuts: a section sized by what it holds varies with the session. */
+function sectionTable(results: readonly CutResult[]): string[] {
+	const headers: string[] = [];
+	for (const result of results)
+		for (const header of result.sections.keys()) if (!headers.includes(header)) headers.push(header);
+	const lines = ["| section | cuts with it | bytes min | median | max |", "| --- | ---: | ---: | ---: | ---: |"];
+	for (const header of headers) {
+		const sizes = results.flatMap((result) => {
+			const bytes = result.sections.get(header);
+			return bytes === undefined ? [] : [bytes];
+		});
+		lines.push(
+			`| \`${header}\` | ${sizes.length} | ${Math.min(...sizes)} | ${Math.round(median(sizes))} | ${Math.max(...sizes)} |`,
+		);
+	}
+	return lines;
+}
+
 function cutTable(results: readonly CutResult[]): string[] {
 	const lines = [
 		"| session | window | # | compacts after | tokensBefore | outcome | summary bytes | tokens left | ms (median) | rerun identical | hits alone | hits + tail |",
@@ -316,6 +341,7 @@ export const survivalBench: ReportBenchmark = {
 				`- Time per compaction (whole \`buildDeterministicCompaction\`, median of ${TIMED_RUNS}): all cuts median ${median(subset.map((result) => result.ms)).toFixed(1)} ms, max ${Math.max(...subset.map((result) => result.ms)).toFixed(1)} ms${at200.length > 0 ? `; at 200k max ${Math.max(...at200).toFixed(1)} ms` : ""}.`,
 			);
 		}
+		body.push("", "## Section sizes over every cut (UTF-8 bytes, header included)", "", ...sectionTable(results));
 		body.push("", "## Every cut", "", ...cutTable(results));
 		body.push(
 			"",

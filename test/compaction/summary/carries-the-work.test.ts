@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { runQa, splitSections } from "../../../src/compaction/qa/qa.ts";
 import { compileSummary } from "../../../src/compaction/summary/compile.ts";
+import { TRANSCRIPT_HEADER, TURNS_HEADER } from "../../../src/compaction/summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../../../src/compaction/summary/projections-files.ts";
 import { DECISIONS_HEADER, WORK_HEADER } from "../../../src/compaction/summary/projections-work.ts";
 import { SUMMARY_MAX_BYTES } from "../../../src/compaction/summary/render.ts";
@@ -152,26 +153,26 @@ describe("a summary that carries the work", () => {
 		expect(runQa(result.text, result.qa).score).toBe(1);
 	});
 
-	it("sizes sections by what they hold: a short session's history blocks stay short", () => {
-		const small = new SessionBuilder();
-		small.user("One small change.");
-		small.tool("e1", "edit", { path: "/repo/a.ts" });
-		small.assistant("Done.");
-		const large = new SessionBuilder();
-		for (let turn = 0; turn < 30; turn++) {
-			large.user(`Step ${turn}: change module ${turn}.`);
-			for (let index = 0; index < 4; index++)
-				large.tool(`e${turn}-${index}`, "edit", { path: `/repo/m${turn}/f${index}.ts` });
-			large.assistant(`Step ${turn} done.`);
-		}
-		const sizes = (builder: SessionBuilder) => {
-			const text = compileSummary({ entries: builder.entries }).text;
-			return { files: utf8ByteLength(section(text, FILES_HEADER)), total: utf8ByteLength(text) };
+	it("sizes sections by what they hold: the transcript is the last turn, turn lines do not repeat the requests", () => {
+		const build = (lastTurnCalls: number) => {
+			const b = new SessionBuilder();
+			for (let turn = 0; turn < 30; turn++) {
+				b.user(`Step ${turn}: change module ${turn} and keep its public API stable.`);
+				for (let index = 0; index < 4; index++)
+					b.tool(`e${turn}-${index}`, "edit", { path: `/repo/m${turn}/f${index}.ts` });
+				b.assistant(`Step ${turn} done.`);
+			}
+			b.user("Last step.");
+			for (let index = 0; index < lastTurnCalls; index++)
+				b.tool(`l${index}`, "bash", { command: `make part-${index}` });
+			return compileSummary({ entries: b.entries }).text;
 		};
-		const a = sizes(small);
-		const z = sizes(large);
-		expect(a.files).toBeLessThan(200);
-		expect(z.files).toBeGreaterThan(10 * a.files);
-		expect(a.total).toBeLessThan(z.total / 4);
+		const short = utf8ByteLength(section(build(1), TRANSCRIPT_HEADER));
+		const long = utf8ByteLength(section(build(15), TRANSCRIPT_HEADER));
+		expect(short).toBeLessThan(300);
+		expect(long).toBeGreaterThan(4 * short);
+		const turns = section(build(1), TURNS_HEADER);
+		expect(turns).toMatch(/^- @\S+ user \[edit×4\]$/m);
+		expect(turns).not.toContain("keep its public API stable");
 	});
 });
