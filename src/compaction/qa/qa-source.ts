@@ -47,10 +47,13 @@ import { ELLIPSIS, oneLine, renderAddress } from "../summary/render-text.ts";
 import { REQUEST_BLOCK_HEADER } from "../summary/request-render.ts";
 
 /**
- * Block ceilings from the spec's "Bounded sections" table (UTF-8 bytes,
- * headers included). Carry Forward is bounded to 3 KiB in the spec's section
- * list; annotations and the current turn plan are not in the spec and take
- * the renderer's bounds.
+ * Block ceilings (UTF-8 bytes, headers included): the spec's "Bounded
+ * sections" table with issue 31's departures (NOTES.md): changed files are
+ * listed whole, so `[Files And Changes]` may take 8 KiB; the transcript and
+ * earlier turns, which `[Current Work]` and the requests now cover, 3 and
+ * 2 KiB. Carry Forward is bounded to 3 KiB in the spec's section list;
+ * annotations, the current turn plan, current work and decisions are not in
+ * the spec and take the renderer's bounds.
  */
 export const SPEC_BLOCK_CEILINGS: Readonly<Record<string, number>> = {
 	[DIALOGUE_HEADER]: 12288,
