@@ -9,13 +9,15 @@
  * tuning never saw.
  *
  * The two Pi logs are part of the checkout (test/fixtures/sessions/). The
- * three sessions from other hosts are benchmark input only and are read from
- * `../shared/sessions/real/` (never copied into the repo); when that folder
- * is absent the report says so and scores the Pi logs alone.
+ * three sessions from other hosts are benchmark input only (their licences
+ * are unknown): they are never copied into the repo, and the checkout names
+ * no path outside itself (test/repo-standalone.test.ts), so the folder that
+ * holds them is given by `SESSIONS_DIR_ENV`. When it is unset or lacks a
+ * session, the report names what is absent and scores the others.
  */
 
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { type RealSessionName, realSessionPath } from "../../test/fixtures/real-sessions.ts";
@@ -31,8 +33,14 @@ export interface SurvivalSession {
 	path(): string | undefined;
 }
 
-/** Where the sessions from other hosts live: beside the repository, never inside it. */
-export const OTHER_HOSTS_DIR = fileURLToPath(new URL("../../../shared/sessions/real/", import.meta.url));
+/** Environment variable naming the folder of the sessions from other hosts (`<name>.jsonl` each). */
+export const SESSIONS_DIR_ENV = "PI_FOLD_SESSIONS_DIR";
+
+/** The folder `SESSIONS_DIR_ENV` names, if any. */
+export function otherHostsDir(): string | undefined {
+	const dir = process.env[SESSIONS_DIR_ENV];
+	return dir ? dir : undefined;
+}
 
 function fixture(name: RealSessionName, set: SessionSet): SurvivalSession {
 	return { name, set, host: "Pi", path: () => realSessionPath(name) };
@@ -44,8 +52,9 @@ function otherHost(name: string, host: string, set: SessionSet): SurvivalSession
 		set,
 		host,
 		path: () => {
-			const path = `${OTHER_HOSTS_DIR}${name}.jsonl`;
-			return existsSync(path) ? path : undefined;
+			const dir = otherHostsDir();
+			const path = dir === undefined ? undefined : join(dir, `${name}.jsonl`);
+			return path !== undefined && existsSync(path) ? path : undefined;
 		},
 	};
 }

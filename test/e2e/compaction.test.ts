@@ -13,6 +13,7 @@ import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import type { InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { registerCompaction } from "../../src/compaction/pi/hook.ts";
 import { parseCompactionDetails } from "../../src/compaction/records/details.ts";
 import { COMPACT_REQUEST_PREFIX, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import piFold, { registerPiFold } from "../../src/index.ts";
@@ -325,8 +326,13 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 	// Issue 31, item 3: Pi keeps keepRecentTokens raw after a compaction, and what that kept tail alone held reaches
 	// the summary too, so the next compaction, which summarizes the tail from far back, still carries it.
 	it("compacting twice keeps what the first kept tail alone held in the second summary", async () => {
+		// The compactor alone: a fold the ladder commits (its timing follows the machine's load) would replace the
+		// kept tail's write with a brief, and the typed facts this test follows with it.
+		const compactorOnly: InlineExtension = (pi) => {
+			registerCompaction(pi);
+		};
 		const harness = await sdk({
-			extensions: [piFold],
+			extensions: [compactorOnly],
 			tools: ["read", "write"],
 			settings: { compaction: { keepRecentTokens: 1_500 } },
 			contextWindow: 100_000,

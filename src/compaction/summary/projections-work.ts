@@ -54,9 +54,9 @@ const NAME_SCAN_MAX_CHARS = 8 * 1024;
 /** Shortest name kept (shorter camel or snake case words are mostly prose). */
 const NAME_MIN_CHARS = 5;
 const NAME_MAX_CHARS = 80;
-/** Paths, `#123`, dotted names, camelCase, PascalCase with two humps, snake_case, `code spans`. */
+/** Paths, `#123`, dotted names (file names with hyphens whole), camelCase, PascalCase with two humps, snake_case, `code spans`. */
 const NAME_SHAPES =
-	/`([^`\s]{3,80})`|#\d{2,}\b|(?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)+|\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z\d]+[A-Z][\w$]*\b|\b[a-z\d]+(?:_[a-z\d]+)+\b/g;
+	/`([^`\s]{3,80})`|#\d{2,}\b|(?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)+|(?<![\w$-])[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z\d]+[A-Z][\w$]*\b|\b[a-z\d]+(?:_[a-z\d]+)+\b/g;
 
 function item(entryId: string, lead: string, text: string, keep: "start" | "end" = "start"): ViewItem {
 	return { entryId, lead, text, trail: "", keep, textRequired: true };
