@@ -63,7 +63,7 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		);
 		// The pi-fold column says how it met Pi's threshold and what else it billed.
 		expect(section).toMatch(
-			/with pi-fold\s+(never reached Pi's threshold|Pi's threshold reached \d+×: \d+ ladder commits? instead, \d+ compactions?); \d+ summarizer requests? and the context tool's declaration billed\n/,
+			/with pi-fold\s+(never reached Pi's threshold|Pi's threshold reached \d+×: \d+ ladder commits? instead, \d+ compactions?); \d+ summarizer requests? and the context tool's declaration \(~[\d,]+ tokens a request\) billed\n/,
 		);
 		expect(section).not.toMatch(/could not attribute/);
 		// Without the log's own compactions the pi-fold column runs up to Pi's line, never past the window.
