@@ -9,6 +9,7 @@ import { prefixCacheBench } from "./suites/prefix-cache.ts";
 import { replayBench } from "./suites/replay.ts";
 import { reportBench } from "./suites/report.ts";
 import { runtimeBench } from "./suites/runtime.ts";
+import { startupBench } from "./suites/startup.ts";
 
 export const BENCHMARKS: readonly Benchmark[] = [
 	reportBench,
@@ -17,6 +18,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
 	foldBench,
 	replayBench,
 	runtimeBench,
+	startupBench,
 ];
 
 /** Benchmarks that write their own report (run whole sessions); `--preset` picks their size. */

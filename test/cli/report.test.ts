@@ -6,10 +6,11 @@
  * persists them). One replay of the real log serves both (it takes seconds).
  */
 
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REPORT_RESULTS, reportFigures } from "../../scripts/report-figures.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { readableBytes } from "../../src/cli/report.ts";
 import { cardForModelKey, hostFacts, replayBranch } from "../../src/cost/fold-replay.ts";
@@ -17,6 +18,8 @@ import { resolveOptions } from "../../src/fold/options.ts";
 import { COMMIT_REASON_TEXT } from "../../src/fold/pi/commit-reasons.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { REAL_SESSIONS, toJsonl } from "../fixtures/session.ts";
+
+const ROOT = join(import.meta.dirname, "../..");
 
 /** A replay of the real log takes several seconds; two on a loaded machine is still well inside this. */
 const REPLAY_TIMEOUT_MS = 120_000;
@@ -70,6 +73,22 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		const peaks = /peak request\s+([\d,]+)\s+([\d,]+)/.exec(section);
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThanOrEqual(200_000);
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeGreaterThan(0);
+	});
+
+	it("prints the figures bench/results/report.md records for this log, which the README quotes", async () => {
+		const recorded = reportFigures(readFileSync(join(ROOT, REPORT_RESULTS), "utf8")).find(
+			(item) => item.log === "pi-mono-before-compaction",
+		);
+		const section = withoutPiFold.slice(withoutPiFold.indexOf("What pi-fold would have saved"));
+		// On failure the code's figures moved: rerun `npm run bench -- report`, then `npm run readme`.
+		expect(/cost\s+(\$\d+\.\d{4})\s+(\$\d+\.\d{4})/.exec(section)?.slice(1)).toEqual([
+			recorded?.aloneCost,
+			recorded?.foldCost,
+		]);
+		expect(/peak request\s+([\d,]+)\s+([\d,]+)/.exec(section)?.slice(1)).toEqual([
+			recorded?.alonePeak,
+			recorded?.foldPeak,
+		]);
 	});
 
 	it("ends with the sparkline: recorded and pi-fold rows, compactions and commits marked", async () => {
