@@ -84,7 +84,7 @@ export interface ResultView {
 }
 
 /** A sentence ends at `.`, `!` or `?` before a space and a capital, a quote, a bracket or a digit. */
-const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z0-9"'`(\[{])/;
+const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z0-9"'`([{])/;
 /** Where a sentence too long for a row may end early, best first: a clause it can stand without. */
 const CLAUSE_ENDS = ["; ", ": ", ", "];
 

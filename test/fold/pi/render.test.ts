@@ -103,9 +103,7 @@ describe("human formatting", () => {
 			`Error (already-folded): ${reason} Nothing changed.`,
 		);
 		expect(error.level).toBe("error");
-		expect(error.line).toBe(
-			`already-folded: ${reason} Nothing changed.`,
-		);
+		expect(error.line).toBe(`already-folded: ${reason} Nothing changed.`);
 		expect(error.expandedLine).toBeUndefined();
 		expect(error.line).not.toContain("Error (");
 
