@@ -12,7 +12,6 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { shortTokens } from "../../src/fold/pi/context-report.ts";
 import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
-import { PEEK_PAGE_ENTRIES } from "../../src/fold/pi/peek-report.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
 import { registerPiFold } from "../../src/index.ts";
@@ -32,7 +31,6 @@ const BUDGET = shortTokens(FAUX_CONTEXT_WINDOW - PI_DEFAULT_RESERVE_TOKENS);
 
 const SECRET = "ECHO-CONTENT-7f3a";
 /** Pages of a 27-entry fold's source in a plain-text peek. */
-const PAGES = Math.ceil(27 / PEEK_PAGE_ENTRIES);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -192,7 +190,7 @@ describe("pi-fold in Pi's UI", () => {
 		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold ⚠ \d+% of /);
 	});
 
-	it("pages /context peek outside the TUI, naming the next page's command, and says when a pending mark lands", async () => {
+	it("pages /context peek with every entry whole, naming the next page's command, and says when a pending mark lands", async () => {
 		const { harness } = await uiHarness();
 		const calls = Array.from({ length: 24 }, (_, at) => toolCall("read", { path: "e.txt" }, `call_${at}`));
 		harness.enqueue(callTools(calls), reply("LAST-REPLY-OF-THE-CHAPTER"));
@@ -201,16 +199,20 @@ describe("pi-fold in Pi's UI", () => {
 		await harness.run("Thanks.");
 		const folded = await harness.run("/fold-context");
 		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
-		// user, the calls, 24 results, the reply: 27 entries, two pages of 20.
+		// user, the calls, 24 results of ~10.8 KB, the reply: 27 entries, every one whole, a few KB a page.
 		const [first = ""] = await harness.run(`/context peek ${id}`);
-		expect(first).toContain(`Page 1 of ${PAGES} (entries 1–${PEEK_PAGE_ENTRIES} of 27). Next: /context peek ${id} 2`);
-		expect(first.match(/^ {2}\S+ read result: /gm)).toHaveLength(PEEK_PAGE_ENTRIES - 2);
-		expect(first).not.toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
-		const [second = ""] = await harness.run(`/context peek ${id} 2`);
-		expect(second).toContain(`Page 2 of ${PAGES} (entries ${PEEK_PAGE_ENTRIES + 1}–27 of 27). The last page`);
-		expect(second).toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
-		const [beyond = ""] = await harness.run(`/context peek ${id} 3`);
-		expect(beyond).toContain(`"3" is not a page of ${id}: it has 2 pages`);
+		const pages = Number(/^Page 1 of (\d+) \(entries 1–\d+ of 27\)\. Next: \/context peek \S+ 2$/m.exec(first)?.[1]);
+		expect(pages, first).toBeGreaterThan(20);
+		const shown = [first];
+		for (let page = 2; page <= pages; page++) shown.push((await harness.run(`/context peek ${id} ${page}`))[0] ?? "");
+		// Every line of every read is shown, once: 24 reads of 400 filler lines, nothing clipped.
+		const filler = shown.join("\n").match(/^ {4}.*filler line for the window$/gm) ?? [];
+		expect(filler).toHaveLength(24 * 400);
+		expect(shown[0]).not.toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
+		expect(shown.at(-1)).toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
+		expect(shown.at(-1)).toMatch(new RegExp(`Page ${pages} of ${pages} \\(entries \\d+–27 of 27\\)\\. The last page`));
+		const [beyond = ""] = await harness.run(`/context peek ${id} ${pages + 1}`);
+		expect(beyond).toContain(`"${pages + 1}" is not a page of ${id}: its source has ${pages} pages`);
 		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
 
 		// The agent folds a read that a large read follows: a pending mark, not a fold yet.
