@@ -19,7 +19,7 @@ import {
 	type SettingsLayer,
 } from "../fold/pi/settings-file.ts";
 import { showProblem } from "../host/output.ts";
-import { windowProblems } from "./limits.ts";
+import { modelWindow, windowProblems } from "./limits.ts";
 import { type SettingsProblem, settingsNotice } from "./notice.ts";
 import { compactionOrigin, foldOptionOrigin, originPath } from "./origin.ts";
 
@@ -86,7 +86,7 @@ function limitProblems(
 					}
 				: {}),
 		},
-		{ key, contextWindow: model.contextWindow },
+		modelWindow(model, sources.layers),
 	);
 }
 
