@@ -110,7 +110,7 @@ describe("pi-fold in Pi's UI", () => {
 		expect(peek).toContain("Brief:");
 		expect(peek).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
 		expect(peek).toContain(SECRET);
-		expect(peek).toMatch(/read result: /);
+		expect(peek).toMatch(/read result:$/m);
 
 		const [tree = ""] = await harness.run("/context tree");
 		expect(tree).toMatch(/^Fold tree, in transcript order$/m);
@@ -231,6 +231,37 @@ describe("pi-fold in Pi's UI", () => {
 		expect(peekMark).toMatch(new RegExp(`^Pending mark ${mark}: a tool-batch of \\d+ entries .*not folded yet`));
 		expect(peekMark).toContain("It lands at the next commit, with any other marks: when carrying the stale text");
 		expect(peekMark).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
+	});
+
+	it("counts in the footer only the marks that still hold text in the window, through a fold and a compaction", async () => {
+		const { harness } = await uiHarness(undefined, { compaction: { enabled: false, keepRecentTokens: 1_500 } });
+		for (const id of ["a", "b", "c", "d", "e"]) {
+			harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, `call_${id}`)]), reply("Read."));
+			await harness.run("Read e.txt.");
+		}
+		const marks = ["call_a", "call_b"].map((id, at) =>
+			toolCall("active_context", { action: "fold", ids: [id] }, `m${at}`),
+		);
+		harness.enqueue(callTools(marks), reply("Marked."));
+		await harness.run("Fold the first two reads.");
+		const footer = () => harness.ui.statuses.get(FOOTER_STATUS_KEY) ?? "";
+		expect(footer()).toMatch(/ · 2 marks pending$/);
+
+		// The oldest chapter folds by hand: it holds the first mark's entries, so that mark frees nothing now.
+		await harness.run("/fold-context");
+		expect(footer()).toMatch(/ · 1 mark pending$/);
+		const [report = ""] = await harness.run("/context");
+		expect(report).toMatch(/Pending marks: 1 \(f-[0-9a-f]{12}\)/);
+		expect(report).toMatch(
+			/Marks already out of the window: 1 \(f-[0-9a-f]{12}\): a later fold or a compaction took their entries out/,
+		);
+
+		// A compaction takes the other's entries out too: nothing is pending for the person.
+		await harness.session.compact();
+		expect(footer()).not.toMatch(/pending/);
+		const [after = ""] = await harness.run("/context");
+		expect(after).not.toMatch(/Pending marks:/);
+		expect(after).toMatch(/Marks already out of the window: 2 /);
 	});
 
 	it("shows a fold a compaction removed as removed, not collapsed", async () => {

@@ -11,7 +11,7 @@ import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { Theme, ToolDefinition, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
 import { type Component, Text } from "@earendil-works/pi-tui";
 import type { StatusDetails } from "../actions/status.ts";
-import { readableBytes } from "./context-report.ts";
+import { marksInWindow, readableBytes } from "./context-report.ts";
 import { describeSourceEntry } from "./peek-report.ts";
 import { personText } from "./person-text.ts";
 
@@ -175,9 +175,9 @@ export function resultView(details: ToolDetails | undefined, text: string): Resu
 		return { line: `read ${what}:${size}, sha256 verified`, level: "success", body: peekBody(text) };
 	}
 	if (details.action === "status") {
-		const { counts, budget, automatic } = details.status;
+		const { counts, budget } = details.status;
 		const share = budget.occupancy === null ? "" : `${(100 * budget.occupancy).toFixed(0)}% of the budget, `;
-		const marks = automatic.scheduling.pendingMarks.length;
+		const marks = marksInWindow(details.status).length;
 		return {
 			line: `${share}${counts.folds} folds (${counts.collapsed} collapsed)${marks > 0 ? `, ${marks} marks pending` : ""}`,
 			level: "success",
