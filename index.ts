@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { loadPackage, type PackageModule } from "./src/package/load.ts";
 
-export type { FoldRuntime, PiFoldOptions } from "./src/index.ts";
+export type { PiFoldOptions } from "./src/index.ts";
 
 export default async function piFold(pi: ExtensionAPI): Promise<void> {
 	await loadPackage(pi, {

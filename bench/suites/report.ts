@@ -9,27 +9,28 @@
  */
 
 import { readFileSync } from "node:fs";
+import { WOULD_HAVE_SAVED_HEADING } from "../../scripts/report-figures.ts";
 import { formatReport, sessionStatsOf } from "../../src/cli/report.ts";
 import { projectSavings } from "../../src/cost/projected-savings.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import type { BenchCase, Benchmark } from "../harness.ts";
 import { type RealLog, realLogs } from "../sessions.ts";
 
-/** The heading the README's figures are read under (scripts/report-figures.ts finds the table by it). */
-export const WOULD_HAVE_SAVED_HEADING = "### What `pi-fold report` says pi-fold would have saved";
-
 const integer = new Intl.NumberFormat("en-US");
 /** Dollars as the report prints them. */
 const money = (dollars: number): string => `$${dollars.toFixed(4)}`;
 
 /** Per log, the report's "would have saved" figures: both columns' cost and peak request, the ladder's commits. */
-function wouldHaveSavedTable(logs: readonly RealLog[]): string[] {
-	const rows = logs.map((log) => {
+async function wouldHaveSavedTable(logs: readonly RealLog[]): Promise<string[]> {
+	const rows: string[] = [];
+	for (const log of logs) {
 		const session = loadSessionFile(log.path);
-		const projection = projectSavings(session.manager.getBranch(), session.header.cwd || "/");
+		const projection = await projectSavings(session.manager.getBranch(), session.header.cwd || "/");
 		const { native, projected } = projection;
-		return `| ${log.name} | ${money(native.cost)} | ${money(projected.cost)} | ${integer.format(Math.round(native.peakPromptTokens))} | ${integer.format(Math.round(projected.peakPromptTokens))} | ${integer.format(projection.commits)} | ${integer.format(projection.folds)} |`;
-	});
+		rows.push(
+			`| ${log.name} | ${money(native.cost)} | ${money(projected.cost)} | ${integer.format(Math.round(native.peakPromptTokens))} | ${integer.format(Math.round(projected.peakPromptTokens))} | ${integer.format(projection.commits)} | ${integer.format(projection.folds)} |`,
+		);
+	}
 	return [
 		"",
 		WOULD_HAVE_SAVED_HEADING,
@@ -43,7 +44,7 @@ function wouldHaveSavedTable(logs: readonly RealLog[]): string[] {
 export const reportBench: Benchmark = {
 	name: "report",
 	description: "Load the real session logs and compute their report (stats, cost section).",
-	prepare() {
+	async prepare() {
 		const cases: BenchCase[] = [];
 		const facts: string[] = [];
 		for (const log of realLogs()) {
@@ -66,7 +67,7 @@ export const reportBench: Benchmark = {
 				`- ${log.name}: ${lines} JSONL lines → ${loaded.entries.length} entries (v${loaded.sourceVersion} migrated)`,
 			);
 		}
-		facts.push(...wouldHaveSavedTable(realLogs()));
+		facts.push(...(await wouldHaveSavedTable(realLogs())));
 		return {
 			cases,
 			facts,

@@ -8,6 +8,7 @@
 
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { STARTUP_HEADING } from "../../scripts/startup-figures.ts";
 import { BUNDLE_PATH, bundleState, readSources, SOURCE_DIR } from "../../src/package/bundle-freshness.ts";
 import { REPO_ROOT } from "../../test/harness/pi-cli.ts";
 import type { Benchmark } from "../harness.ts";
@@ -15,8 +16,6 @@ import { type StartArm, timeStartup } from "../runtime/startup.ts";
 
 /** Real Pi starts per arm (about a second each; three arms on two shared cores are noisy). */
 export const STARTUP_RUNS = 9;
-/** The heading the README's start-up figures are read under (scripts/startup-figures.ts). */
-export const STARTUP_HEADING = "### Pi's start with and without pi-fold";
 
 const ARM_LABELS: Record<StartArm, string> = {
 	piAlone: "Pi alone",

@@ -18,7 +18,7 @@
 import { compactionModelKey } from "../compaction/settings/settings.ts";
 import { piReserveTokens } from "../fold/pi/overflow.ts";
 import { type BudgetFacts, providerLimit, servingBudget } from "../fold/policy/budget.ts";
-import type { SettingsProblem } from "./notice.ts";
+import type { SettingsProblem } from "../host/settings-notice.ts";
 
 const integer = new Intl.NumberFormat("en-US");
 

@@ -50,7 +50,7 @@ function logWithoutPromptUsage(): string {
 describe("the report on the bundled six-request sample", () => {
 	it("charges the tool's declaration as Pi's request carries it, and says pi-fold would have cost more, and why", async () => {
 		const session = loadSessionFile(SAMPLE_SESSION_PATH);
-		const projection = projectSavings(session.manager.getBranch(), "/");
+		const projection = await projectSavings(session.manager.getBranch(), "/");
 		const options = resolveOptions();
 		const estimated = Math.ceil(toolDeclarationChars(options.toolName, options.toolActions) / 4);
 		expect(projection.declarationTokens).toBe(estimated);

@@ -14,7 +14,7 @@ import { shortTokens } from "../../src/fold/pi/context-report.ts";
 import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { terminalControls } from "../fixtures/common.ts";
 import {
 	callTools,
@@ -46,7 +46,7 @@ async function uiHarness(
 	const harness = await createSdkHarness({
 		extensions: [
 			(pi: ExtensionAPI) => {
-				runtime = registerPiFold(pi);
+				runtime = registerRuntime(pi);
 			},
 			...(observer ? [observer] : []),
 		],

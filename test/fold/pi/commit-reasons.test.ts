@@ -31,10 +31,10 @@ function session(tool: string) {
 	return b.entries;
 }
 
-/** The reason of the commit the ladder plans at the next boundary, in words. */
-function nextReason(engine: FoldEngine): string | undefined {
-	const plan = engine.planAutoCommit(roomy);
-	return plan.kind === "planned" ? commitReasonText(plan.planned.summary.reason) : undefined;
+/** The reason of the commit the ladder makes at the next boundary, in words. */
+async function nextReason(engine: FoldEngine): Promise<string | undefined> {
+	const commit = await engine.commit(roomy);
+	return commit.kind === "committed" ? commitReasonText(commit.summary.reason) : undefined;
 }
 
 describe("the free commit's reason in words", () => {
@@ -43,16 +43,16 @@ describe("the free commit's reason in words", () => {
 		engine.reset(session("bash"));
 		const folded = await foldSpan(engine.workspace("agent", "/"), ["two"]);
 		engine.apply(folded);
-		const reason = nextReason(engine);
+		const reason = await nextReason(engine);
 		expect(reason).toBe(commitReasonText("free-rewrite"));
 		expect(reason).toContain("another change at the same turn");
 	});
 
-	it("is true after a blocking tool left the cache cold", () => {
+	it("is true after a blocking tool left the cache cold", async () => {
 		const engine = new FoldEngine(options);
 		engine.reset(session("Agent"));
 		engine.toolCalled("Agent");
-		const reason = nextReason(engine);
+		const reason = await nextReason(engine);
 		expect(reason).toBe(commitReasonText("free-rewrite"));
 		expect(reason).toContain("a cache a blocking tool left cold");
 	});

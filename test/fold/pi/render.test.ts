@@ -1,8 +1,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { expandFold, foldSpan, unmarkFold } from "../../../src/fold/actions/actions.ts";
-import type { FoldDetail, StatusDetails } from "../../../src/fold/actions/status.ts";
-import type { ActionOutcome } from "../../../src/fold/actions/workspace.ts";
+import type { FoldDetail, StatusDetails } from "../../../src/fold/engine/status-facts.ts";
+import type { ActionOutcome } from "../../../src/fold/engine/workspace.ts";
 import { contextCompletions, parseContextArgs } from "../../../src/fold/pi/commands.ts";
 import {
 	budgetSource,

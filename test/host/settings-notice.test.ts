@@ -3,8 +3,8 @@ import { compactionSettingsProblems } from "../../src/compaction/settings/notice
 import { readCompactionSettings, type SettingsFileIo } from "../../src/compaction/settings/settings-source.ts";
 import { resolveWithSettings } from "../../src/fold/pi/settings-file.ts";
 import { servingBudget } from "../../src/fold/policy/budget.ts";
+import { NOTICE_MAX_PROBLEMS, type SettingsProblem, settingsNotice } from "../../src/host/settings-notice.ts";
 import { modelWindow, windowProblems } from "../../src/settings/limits.ts";
-import { NOTICE_MAX_PROBLEMS, type SettingsProblem, settingsNotice } from "../../src/settings/notice.ts";
 import { compactionOrigin, foldOptionOrigin, originLabel } from "../../src/settings/origin.ts";
 
 const GLOBAL = "/agent/settings.json";
