@@ -10,7 +10,6 @@
  * transform cache is warm after any first start, as for a person.
  */
 
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +24,7 @@ import {
 	REPO_ROOT,
 } from "../../test/harness/pi-cli.ts";
 import { median } from "../harness.ts";
+import { runChild } from "./child.ts";
 
 /** A start that takes longer than this is hung. */
 const START_TIMEOUT_MS = 120_000;
@@ -48,31 +48,14 @@ interface Watch {
 	firstRequestAt?: number;
 }
 
-function startOnce(sandbox: PiSandbox, watch: Watch): Promise<{ first: number; whole: number }> {
-	return new Promise((resolve, reject) => {
-		watch.startedAt = performance.now();
-		watch.firstRequestAt = undefined;
-		const child = spawn(node22Path(), [piCliPath(), ...piBaseArgs(sandbox), "-p", "hi"], {
-			cwd: sandbox.cwd,
-			env: piEnv(sandbox),
-			stdio: ["ignore", "ignore", "pipe"],
-		});
-		let stderr = "";
-		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-			stderr += chunk;
-		});
-		const timer = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_MS);
-		child.on("error", reject);
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			const end = performance.now();
-			if (code !== 0 || watch.firstRequestAt === undefined) {
-				reject(new Error(`pi -p hi exited ${code}${watch.firstRequestAt ? "" : " before any request"}: ${stderr}`));
-				return;
-			}
-			resolve({ first: (watch.firstRequestAt - watch.startedAt) / 1000, whole: (end - watch.startedAt) / 1000 });
-		});
-	});
+async function startOnce(sandbox: PiSandbox, watch: Watch): Promise<{ first: number; whole: number }> {
+	watch.startedAt = performance.now();
+	watch.firstRequestAt = undefined;
+	const args = [piCliPath(), ...piBaseArgs(sandbox), "-p", "hi"];
+	const run = await runChild(node22Path(), args, { cwd: sandbox.cwd, env: piEnv(sandbox) }, START_TIMEOUT_MS);
+	if (run.code !== 0 || watch.firstRequestAt === undefined)
+		throw new Error(`pi -p hi exited ${run.code}${watch.firstRequestAt ? "" : " before any request"}: ${run.stderr}`);
+	return { first: (watch.firstRequestAt - watch.startedAt) / 1000, whole: (run.endedAt - watch.startedAt) / 1000 };
 }
 
 /** The package as an install without development dependencies holds it: entry, manifest, sources; no bundle. */
