@@ -9,6 +9,7 @@ import { prefixCacheBench } from "./suites/prefix-cache.ts";
 import { replayBench } from "./suites/replay.ts";
 import { reportBench } from "./suites/report.ts";
 import { runtimeBench } from "./suites/runtime.ts";
+import { startupBench } from "./suites/startup.ts";
 import { survivalBench } from "./survival/suite.ts";
 
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -18,6 +19,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
 	foldBench,
 	replayBench,
 	runtimeBench,
+	startupBench,
 ];
 
 /** Benchmarks that write their own report (run whole sessions); `--preset` picks their size. */
