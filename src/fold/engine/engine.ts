@@ -307,9 +307,8 @@ export class FoldEngine {
 		const plan = this.plan(host, request);
 		if (plan.kind === "off") return { kind: "off", folded: false };
 		if (plan.kind !== "planned") {
-			const { freedTokens, declined } = plan.decision;
 			const prepare = plan.kind === "declined" ? { prepare: plan.prepare } : {};
-			return { kind: "declined", folded: false, freedTokens, declined, ...prepare };
+			return { kind: "declined", folded: false, decision: plan.decision, ...prepare };
 		}
 		const storeError = await this.storeSources(plan.planned);
 		if (storeError !== undefined) {
