@@ -18,6 +18,7 @@
  * branch grows, so a replay is linear in the branch plus the windows sent.
  */
 
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import type { PrepareHint } from "../fold/engine/automatic.ts";
@@ -81,6 +82,9 @@ export interface PiThreshold {
 	/** Working directory the summarizer's fact lines are relative to. */
 	cwd: string;
 }
+
+/** Sees each request a replay makes: the recorded reply's entry id and the messages the engine sent for it. */
+export type RequestObserver = (entryId: string, messages: readonly AgentMessage[]) => void;
 
 /** Card for a model the catalog does not know: the spec's measured card (the report says when it was used). */
 export const FALLBACK_CARD_NAME = "gpt-5.6";
@@ -187,7 +191,7 @@ function replayStore(): FoldStore {
  * ladder, without the fence. With `pi`, Pi's threshold compaction runs where
  * Pi checks it: with the ladder, a forced commit that gets the window under
  * Pi's line cancels it (the runtime's `session_before_compact`), else Pi
- * compacts the replayed branch.
+ * compacts the replayed branch. `observe` sees each request's messages as sent.
  */
 export async function replayBranch(
 	recorded: readonly SessionEntry[],
@@ -195,6 +199,7 @@ export async function replayBranch(
 	options: ResolvedOptions,
 	hostFor: HostFor,
 	pi?: PiThreshold,
+	observe?: RequestObserver,
 ): Promise<ReplayResult> {
 	const engine = new FoldEngine(options);
 	// A replay is never peeked: each fold's source is accounted for and let go, not kept in memory.
@@ -283,6 +288,7 @@ export async function replayBranch(
 			result.peakEstimate = Math.max(result.peakEstimate, outcome.tokens);
 			const reply = (entry as Extract<SessionEntry, { type: "message" }>).message as AssistantMessage;
 			result.requests.push(requestOf(reply, entry.id, messages.map(toPrompt)));
+			observe?.(entry.id, messages);
 		},
 		onCommit: counted,
 	});
