@@ -108,6 +108,23 @@ export function canonicalSpanBytes(values: readonly unknown[]): Uint8Array {
 	return encoder.encode(values.map((value) => `${canonicalJson(value)}\n`).join(""));
 }
 
+/**
+ * Canonical span bytes of consecutive pieces of one span, and the byte
+ * offsets where each piece after the first begins: the bytes are exactly
+ * `canonicalSpanBytes(pieces.flat())`, so a store can keep the pieces apart
+ * (a fold's children) while the span keeps one hash.
+ */
+export function canonicalPieces(pieces: readonly (readonly unknown[])[]): { bytes: Uint8Array; cuts: number[] } {
+	const texts = pieces.map((piece) => piece.map((value) => `${canonicalJson(value)}\n`).join(""));
+	const cuts: number[] = [];
+	let offset = 0;
+	for (const text of texts.slice(0, -1)) {
+		offset += Buffer.byteLength(text, "utf8");
+		cuts.push(offset);
+	}
+	return { bytes: encoder.encode(texts.join("")), cuts };
+}
+
 /** Lowercase hex SHA-256 of bytes or a string (hashed as UTF-8). */
 export function sha256Hex(data: Uint8Array | string): string {
 	return createHash("sha256").update(data).digest("hex");

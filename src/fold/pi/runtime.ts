@@ -36,6 +36,7 @@ import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.t
 import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
+import { putFoldSource } from "../store/store.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
 import { OverflowRecovery } from "./overflow-recovery.ts";
@@ -380,7 +381,14 @@ export class FoldRuntime {
 		}
 		for (const [hash, source] of plan.planned.sources) {
 			try {
-				await this.engine.store.put(source, { expectedHash: hash });
+				const put = await putFoldSource(this.engine.store, hash, source);
+				if (put.repaired) {
+					const id = plan.planned.change.records.find((record) => record.sourceHash === hash)?.id ?? hash;
+					ctx.ui.notify(
+						`${this.options.brandNoun}: the stored source of ${id} was corrupt; the commit rebuilt it from the session log, whose bytes hash to the fold (the corrupt copy is kept at ${put.quarantined}).`,
+						"warning",
+					);
+				}
 			} catch (error) {
 				// Nothing is applied: a fold whose source is not stored would not be one peek away.
 				const storeError = `store write failed: ${String(error)}`;

@@ -47,9 +47,9 @@ export function foldStoreDir(sessionDir: string, sessionId: string): string {
 	return join(sessionDir, `${sessionId}${FOLD_STORE_DIR_SUFFIX}`);
 }
 
-/** Relative path of a blob inside the store root (the address must already be validated). */
-export function blobRelativePath(hash: string): string {
-	return join(FOLD_STORE_HASH_DIR, hash.slice(0, 2), hash);
+/** Relative path of a blob (or, with its suffix, a part list) inside the store root; the address must already be validated. */
+export function blobRelativePath(name: string): string {
+	return join(FOLD_STORE_HASH_DIR, name.slice(0, 2), name);
 }
 
 let tempCounter = 0;
@@ -70,7 +70,7 @@ export interface BlobDirectoryOptions {
 /** The same atomic, verified, 0444 blob store rooted anywhere (fold sources; evidence artifacts). */
 export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 	const root = options.root;
-	const pathOf = (hash: string): string => join(root, blobRelativePath(hash));
+	const pathOf = (name: string): string => join(root, blobRelativePath(name));
 	const io = (path: string, action: string, error: unknown): FoldStoreError =>
 		new FoldStoreError(
 			"io",
@@ -88,9 +88,9 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 		kind: "file",
 		location: root,
 		locate: pathOf,
-		async readRaw(hash) {
+		async readRaw(name) {
 			await sweep();
-			const path = pathOf(hash);
+			const path = pathOf(name);
 			let handle: Awaited<ReturnType<typeof open>>;
 			try {
 				// No symlink is followed and opening a FIFO does not wait for a writer.
@@ -108,8 +108,8 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				await handle.close();
 			}
 		},
-		async exists(hash) {
-			const path = pathOf(hash);
+		async exists(name) {
+			const path = pathOf(name);
 			try {
 				const info = await lstat(path);
 				if (!info.isFile()) throw new Error("not a regular file");
@@ -119,11 +119,11 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				throw io(path, "stat", error);
 			}
 		},
-		async writeRaw(hash, bytes) {
+		async writeRaw(name, bytes) {
 			await sweep();
-			const path = pathOf(hash);
-			const dir = join(root, FOLD_STORE_HASH_DIR, hash.slice(0, 2));
-			const temp = join(dir, `.${hash}.${process.pid}.${++tempCounter}.tmp`);
+			const path = pathOf(name);
+			const dir = join(root, FOLD_STORE_HASH_DIR, name.slice(0, 2));
+			const temp = join(dir, `.${name}.${process.pid}.${++tempCounter}.tmp`);
 			try {
 				if (options.dirMode !== undefined) {
 					await mkdir(root, { recursive: true, mode: options.dirMode });
@@ -145,8 +145,8 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 			}
 			await syncDirectory(dir);
 		},
-		async quarantine(hash) {
-			const path = pathOf(hash);
+		async quarantine(name) {
+			const path = pathOf(name);
 			const aside = `${path}.corrupt`;
 			try {
 				await rename(path, aside);
@@ -159,8 +159,8 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 	return storeOver(backend, options.readOnly ?? false);
 }
 
-/** Temp names carry the writer's pid: `.<hash>.<pid>.<n>.tmp`. */
-const TEMP_NAME = /^\.[0-9a-f]{64}\.(\d+)\.\d+\.tmp$/;
+/** Temp names carry the writer's pid: `.<hash>[.parts].<pid>.<n>.tmp`. */
+const TEMP_NAME = /^\.[0-9a-f]{64}(?:\.parts)?\.(\d+)\.\d+\.tmp$/;
 
 /** Remove temp files whose writer is gone (a kill mid-write). A live writer's temps, ours included, stay. */
 export async function removeStaleTemps(hashDir: string): Promise<void> {
