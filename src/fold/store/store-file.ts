@@ -14,7 +14,7 @@
  */
 
 import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { chmod, lstat, mkdir, open, readdir, rename, rm, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { type BlobBackend, type FoldStore, FoldStoreError, storeOver } from "./store.ts";
 
@@ -144,6 +144,11 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				throw io(path, "write", error);
 			}
 			await syncDirectory(dir);
+		},
+		async touch(name) {
+			const now = new Date();
+			// Best effort: a file another user owns, or a read-only mount, only loses gc's grace period.
+			await utimes(pathOf(name), now, now).catch(() => undefined);
 		},
 		async quarantine(name) {
 			const path = pathOf(name);

@@ -156,6 +156,8 @@ export interface BlobBackend {
 	writeRaw(name: string, bytes: Uint8Array): Promise<void>;
 	/** Move a corrupt blob or list aside; returns where it went. */
 	quarantine(name: string): Promise<string>;
+	/** Mark a stored file as just used (its modification time), so gc's grace period spares a reused source. */
+	touch(name: string): Promise<void>;
 }
 
 /** Name of the part list of the source `hash`. */
@@ -414,7 +416,11 @@ export function storeOver(backend: BlobBackend, readOnly: boolean): FoldStore {
 			const existing = await backend.readRaw(hash);
 			if (existing) {
 				const actual = sha256Hex(existing);
-				if (actual === hash) return done({ reused: true });
+				if (actual === hash) {
+					// A reused source may have been unreferenced for long (a dissolved fold folded again): keep gc off it.
+					if (!readOnly) await backend.touch(hash);
+					return done({ reused: true });
+				}
 				if (!options.repair) throw integrity(hash, actual, "while writing the same source; it was left in place");
 				if (readOnly) throw refuseWrite(hash);
 				aside.push(await backend.quarantine(hash));
@@ -422,6 +428,7 @@ export function storeOver(backend: BlobBackend, readOnly: boolean): FoldStore {
 				const listLocation = backend.locate(partsName(hash));
 				const reused = await reuseList(hash, source, options.repair);
 				if (reused) {
+					if (!readOnly) await backend.touch(partsName(hash));
 					aside.push(...reused.quarantined);
 					return done({ location: listLocation, form: "parts", reused: true, written: reused.written });
 				}
@@ -500,6 +507,7 @@ export function createMemoryFoldStore(options: MemoryFoldStoreOptions = {}): Fol
 			// Copy, so a caller reusing its buffer cannot change a stored blob.
 			blobs.set(name, bytes.slice());
 		},
+		touch: async () => undefined,
 		quarantine: async (name) => {
 			const corrupt = blobs.get(name);
 			if (corrupt) blobs.set(`${name}.corrupt`, corrupt);

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -342,6 +342,17 @@ describe("file fold store on disk", () => {
 		expect(store.location).toBe(join(sessionDir, `${SESSION_ID}.pi-fold`));
 		expect((await stat(expected)).mode & 0o777).toBe(BLOB_FILE_MODE);
 		expect(await readdir(join(sessionDir, `${SESSION_ID}.pi-fold`, "sha256", hash.slice(0, 2)))).toEqual([hash]);
+	});
+
+	it("marks a reused source as just used, so gc's grace period spares it until its line lands", async () => {
+		const store = openFileFoldStore({ sessionDir, sessionId: SESSION_ID });
+		const { hash, location } = await store.put(encode("folded again"));
+		const old = new Date(Date.now() - 24 * 60 * 60_000);
+		await utimes(location, old, old);
+		expect(await store.put(encode("folded again"))).toMatchObject({ reused: true });
+		expect((await stat(location)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+		expect((await stat(location)).mode & 0o777).toBe(BLOB_FILE_MODE);
+		expect(hash).toBe(sha256Hex("folded again"));
 	});
 
 	it("creates nothing until the first write, and nothing for a refused address", async () => {
