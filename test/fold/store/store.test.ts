@@ -14,7 +14,9 @@ import {
 	BLOB_FILE_MODE,
 	blobRelativePath,
 	foldStoreDir,
+	openBlobDirectory,
 	openFileFoldStore,
+	STORE_FREE_SPACE_RESERVE_BYTES,
 } from "../../../src/fold/store/store-file.ts";
 import { sha256Hex } from "../../../src/session/canonical.ts";
 
@@ -353,6 +355,22 @@ describe("file fold store on disk", () => {
 		expect((await stat(location)).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
 		expect((await stat(location)).mode & 0o777).toBe(BLOB_FILE_MODE);
 		expect(hash).toBe(sha256Hex("folded again"));
+	});
+
+	it("refuses a write that would leave the disk under the reserve, naming it, and writes nothing", async () => {
+		const { statfs } = await import("node:fs/promises");
+		const info = await statfs(sessionDir);
+		const free = info.bavail * info.bsize;
+		// A reserve just above what this disk has free: every write would cut into Pi's room.
+		const store = openBlobDirectory({ root: join(sessionDir, "tight"), reserveBytes: free + 1 });
+		const error = await store.put(encode("a source")).catch((caught: unknown) => caught);
+		expect(error).toMatchObject({ code: "no-space" });
+		expect((error as Error).message).toMatch(
+			/the disk has \d+ bytes free, and pi-fold leaves at least \d+ free for Pi's own session log/,
+		);
+		expect(await readdir(sessionDir)).toEqual([]);
+		const roomy = openBlobDirectory({ root: join(sessionDir, "roomy"), reserveBytes: STORE_FREE_SPACE_RESERVE_BYTES });
+		expect(await roomy.put(encode("a source"))).toMatchObject({ reused: false });
 	});
 
 	it("creates nothing until the first write, and nothing for a refused address", async () => {
