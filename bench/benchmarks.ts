@@ -3,6 +3,7 @@
 import { agentBench } from "./agent/suite.ts";
 import type { Benchmark, ReportBenchmark } from "./harness.ts";
 import { hostReplayBench } from "./host-replay/suite.ts";
+import { storeBench } from "./store/suite.ts";
 import { compactionBench } from "./suites/compaction.ts";
 import { foldBench } from "./suites/fold.ts";
 import { prefixCacheBench } from "./suites/prefix-cache.ts";
@@ -20,4 +21,4 @@ export const BENCHMARKS: readonly Benchmark[] = [
 ];
 
 /** Benchmarks that write their own report (run whole sessions); `--preset` picks their size. */
-export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [agentBench, hostReplayBench];
+export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [agentBench, hostReplayBench, storeBench];

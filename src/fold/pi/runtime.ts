@@ -36,7 +36,7 @@ import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.t
 import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
-import { putFoldSource } from "../store/store.ts";
+import { FoldStoreError, putFoldSource } from "../store/store.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
 import { OverflowRecovery } from "./overflow-recovery.ts";
@@ -44,6 +44,7 @@ import {
 	type AutoCommitOutcome,
 	openSessionStore,
 	STRICT_APPEND_ONLY_ENV,
+	StoreTrouble,
 	strictAppendOnly,
 	strictFailureText,
 } from "./runtime-support.ts";
@@ -67,6 +68,8 @@ export class FoldRuntime {
 	readonly summarizer: FoldSummarizer;
 	/** What this process last saw of the session file: entries appended since must be ones it knows. */
 	private readonly writers = new OtherWriterWatch();
+	/** A store that cannot be written: the person is told once. */
+	private readonly storeTrouble: StoreTrouble;
 
 	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
 		this.pi = pi;
@@ -74,6 +77,7 @@ export class FoldRuntime {
 		this.engine = new FoldEngine(options);
 		this.overflow = new OverflowRecovery(this);
 		this.evidence = new EvidenceHost(options);
+		this.storeTrouble = new StoreTrouble(options.brandNoun);
 		const persist = (customType: string, data: unknown) => {
 			this.engine.queue(customType, data);
 			if (this.hostIdle()) this.flushQueued();
@@ -344,6 +348,8 @@ export class FoldRuntime {
 
 	/** Apply an action's change and make it durable (at once when Pi is idle). */
 	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
+		if (!outcome.ok) this.storeTrouble.failed(ctx, outcome.code, outcome.text);
+		else if (outcome.change && outcome.change.records.length + outcome.change.ops.length > 0) this.storeTrouble.ended();
 		this.sync(ctx);
 		this.engine.apply(outcome);
 		this.listenAtSettle();
@@ -393,9 +399,11 @@ export class FoldRuntime {
 				// Nothing is applied: a fold whose source is not stored would not be one peek away.
 				const storeError = `store write failed: ${String(error)}`;
 				this.engine.declineCommit(plan, storeError);
+				if (error instanceof FoldStoreError) this.storeTrouble.failed(ctx, error.code, error.message);
 				return { folded: false, storeError };
 			}
 		}
+		this.storeTrouble.ended();
 		const applied = this.engine.applyCommit(plan);
 		if (ctx.isIdle()) this.flushQueued();
 		this.prepare(ctx, applied.prepare);

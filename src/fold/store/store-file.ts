@@ -22,7 +22,7 @@
  */
 
 import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readdir, rename, rm, statfs, utimes } from "node:fs/promises";
+import { access, chmod, lstat, mkdir, open, readdir, rename, rm, statfs, utimes } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { type BlobBackend, type FoldStore, FoldStoreError, storeOver } from "./store.ts";
 
@@ -197,7 +197,7 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				await rename(temp, path);
 			} catch (error) {
 				await rm(temp, { force: true }).catch(() => undefined);
-				throw io(path, "write", error);
+				throw io(path, "write", await unwritable(dir, error));
 			}
 			await syncDirectory(dir);
 		},
@@ -218,6 +218,24 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 		},
 	};
 	return storeOver(backend, options.readOnly ?? false);
+}
+
+/**
+ * Why a write failed, as precisely as the file system says: a recursive
+ * mkdir under a read-only mount reports ENOENT for the directory it could not
+ * make, so the nearest existing directory is asked whether it can be written.
+ */
+async function unwritable(dir: string, error: unknown): Promise<unknown> {
+	if ((error as { code?: unknown }).code !== "ENOENT") return error;
+	for (let at = dir; dirname(at) !== at; at = dirname(at)) {
+		try {
+			await access(at, constants.W_OK);
+			return error;
+		} catch (denied) {
+			if ((denied as { code?: unknown }).code !== "ENOENT") return denied;
+		}
+	}
+	return error;
 }
 
 /** Temp names carry the writer's pid: `.<hash>[.parts].<pid>.<n>.tmp`. */
