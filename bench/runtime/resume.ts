@@ -7,14 +7,17 @@
  * `/proc`), which is what a person waits for; and the whole run (GNU time's
  * elapsed and maximum resident set size), which adds what the first
  * boundaries do after the reply (a commit, when the ladder decides one).
- * Each run gets a fresh copy of the file (a run appends to it); the two arms
- * alternate, so both see the same machine state.
+ * Each run gets a fresh copy of the file (a run appends to it) and of the
+ * fold store written for it; the two arms alternate, so both see the same
+ * machine state.
  */
 
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { FoldStore } from "../../src/fold/store/store.ts";
+import { FOLD_STORE_DIR_SUFFIX, openFileFoldStore } from "../../src/fold/store/store-file.ts";
 import {
 	isSummarizerRequest,
 	LOOPBACK_FALLBACK_TEXT,
@@ -107,8 +110,17 @@ function resumeOnce(sandbox: PiSandbox, file: string, first: FirstRequest): Prom
 	});
 }
 
-/** Median wall time and peak memory of `runs` resumes of `branch` per arm, alternating arms. */
-export async function timeResume(branch: readonly SessionEntry[], runs: number): Promise<ResumeTiming> {
+/**
+ * Median wall time and peak memory of `runs` resumes of `branch` per arm,
+ * alternating arms. `writeStore` fills the pi-fold arm's fold store the way
+ * the runtime would have (a resumed session finds its folds' sources
+ * stored); each run starts from a fresh copy of it, as of the file.
+ */
+export async function timeResume(
+	branch: readonly SessionEntry[],
+	runs: number,
+	writeStore?: (store: FoldStore) => Promise<number>,
+): Promise<ResumeTiming> {
 	const first: FirstRequest = { startedAt: 0, timePid: undefined };
 	const provider = await startLoopbackProvider({
 		respond: (request) => {
@@ -142,6 +154,8 @@ export async function timeResume(branch: readonly SessionEntry[], runs: number):
 			};
 			const lines = [header, ...branch].map((entry) => JSON.stringify(entry)).join("\n");
 			writeFileSync(join(sandbox.root, "original.jsonl"), `${lines}\n`);
+			if (name === "withPiFold" && writeStore)
+				await writeStore(openFileFoldStore({ sessionDir: join(sandbox.root, "store"), sessionId: header.id }));
 		}
 		// One untimed run per arm first: Pi's TypeScript loader caches the extension's transform, as after any first start.
 		for (let run = -1; run < runs; run++) {
@@ -149,6 +163,10 @@ export async function timeResume(branch: readonly SessionEntry[], runs: number):
 				mkdirSync(sandbox.sessionDir, { recursive: true });
 				const file = join(sandbox.sessionDir, `run-${run + 1}.jsonl`);
 				copyFileSync(join(sandbox.root, "original.jsonl"), file);
+				const store = `resume-${name}${FOLD_STORE_DIR_SUFFIX}`;
+				rmSync(join(sandbox.sessionDir, store), { recursive: true, force: true });
+				if (existsSync(join(sandbox.root, "store", store)))
+					cpSync(join(sandbox.root, "store", store), join(sandbox.sessionDir, store), { recursive: true });
 				const measuredRun = await resumeOnce(sandbox, file, first);
 				if (run >= 0) measured[name].push(measuredRun);
 			}
