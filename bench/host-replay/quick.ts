@@ -16,7 +16,7 @@ for (const session of SESSIONS) {
 	const branch = session.branch();
 	for (const window of windows) {
 		const started = Date.now();
-		const s = projectSavings(branch, "/", { contextWindow: window, ...PI_COMPACTION });
+		const s = await projectSavings(branch, "/", { contextWindow: window, ...PI_COMPACTION });
 		const ratio = s.projected.cost / s.native.cost;
 		console.log(
 			`${session.name.padEnd(28)} ${String(window / 1000).padStart(3)}k  pi-fold/native ${ratio.toFixed(2)}  ` +

@@ -5,11 +5,10 @@
  */
 
 import type { MachineFacts } from "../harness.ts";
-import type { RunMetrics } from "./metrics.ts";
+import type { RunMetrics, SessionResult } from "./metrics.ts";
 import { STUB_TEXT } from "./reference.ts";
 import { SUMMARY_CHARS } from "./run-arm.ts";
 import { CACHE_RULES, FLOOR_BRIEF_CHARS, FLOOR_TAIL_CHARS, type Preset, type SessionSet } from "./sessions.ts";
-import type { SessionResult } from "./suite.ts";
 
 const count = (value: number) => value.toLocaleString("en-US");
 const dollars = (value: number) => `$${value.toFixed(2)}`;

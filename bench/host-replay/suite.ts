@@ -13,9 +13,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { catalogCacheTtlSeconds, catalogModel, catalogRateCard } from "../../src/cost/catalog.ts";
 import { projectSavings } from "../../src/cost/projected-savings.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
 import { calibrateRequests, sessionRequests } from "../../src/cost/session-requests.ts";
-import type { Calibration } from "../../src/session/tokens.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import type { LoopbackModelCost } from "../../test/harness/pi-cli.ts";
 import { calibratedTokenizer } from "../../test/harness/provider-rules.ts";
 import { type RecordedScript, recordedScript } from "../../test/harness/recorded-session.ts";
@@ -23,7 +22,7 @@ import { modelCostOf } from "../agent/run-arm.ts";
 import type { ReportBenchmark } from "../harness.ts";
 import { type FloorResult, floorSchedule } from "./floor.ts";
 import type { LedgerRules } from "./ledger.ts";
-import { floorInput, type RunMetrics, runMetrics } from "./metrics.ts";
+import { floorInput, type RunMetrics, runMetrics, type SessionResult } from "./metrics.ts";
 import { replayPlan } from "./plan.ts";
 import { renderHostReplayReport } from "./report.ts";
 import { runArm } from "./run-arm.ts";
@@ -36,27 +35,6 @@ import {
 	type Preset,
 	type ReplaySession,
 } from "./sessions.ts";
-
-/** One session at one window: every arm's figures and the floor. */
-export interface SessionResult {
-	session: ReplaySession;
-	window: number;
-	/** `provider/model` whose card priced it. */
-	model: string;
-	rules: LedgerRules;
-	/** Agent requests the plan expects. */
-	expectedRequests: number;
-	/** Of those, the ones answered with a reply (the rest replay a recorded failure). */
-	expectedReplies: number;
-	deviations: string[];
-	runs: RunMetrics[];
-	/** The floor (from the native run's units), undefined when no schedule fits the window. */
-	floor?: FloorResult;
-	/** The log's calibration (provider tokens per estimated token) the provider, ledger and report count with. */
-	calibration: Calibration;
-	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone. */
-	reportRatio: number;
-}
 
 /** The first `turns` user turns of a script (and the notes within them). */
 export function firstTurns(script: RecordedScript, turns: number | undefined): RecordedScript {
@@ -73,8 +51,8 @@ export function branchThroughTurns(branch: readonly SessionEntry[], turns: numbe
 }
 
 /** What `pi-fold report` says pi-fold costs over Pi alone on this branch, window and compaction. */
-export function reportRatio(branch: readonly SessionEntry[], window: number, preset: Preset): number {
-	const savings = projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
+export async function reportRatio(branch: readonly SessionEntry[], window: number, preset: Preset): Promise<number> {
+	const savings = await projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
 	return savings.projected.cost / savings.native.cost;
 }
 
@@ -162,7 +140,7 @@ export async function runSession(
 		runs,
 		...(floor ? { floor } : {}),
 		calibration,
-		reportRatio: reportRatio(replayed, window, preset),
+		reportRatio: await reportRatio(replayed, window, preset),
 	};
 }
 

@@ -23,9 +23,9 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionProjection, findCutPoint, type SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { RateCard } from "../pricing/rate-card.ts";
 import { type Calibration, calibratedTokens, estimateMessagesTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import { priceRequest } from "./price.ts";
-import type { RateCard } from "./rate-card.ts";
 
 /** Pi's compaction as a user runs it. */
 export interface NativeCompaction {

@@ -9,8 +9,8 @@
  * surcharge, a price-schedule effect rather than a token-volume one).
  */
 
+import { cacheWrite1hRate, flatCard, type RateCard, ratesFor, TOKENS_PER_PRICE_UNIT } from "../pricing/rate-card.ts";
 import type { CachedRequest } from "./prefix-cache.ts";
-import { cacheWrite1hRate, flatCard, type RateCard, ratesFor, TOKENS_PER_PRICE_UNIT } from "./rate-card.ts";
 
 /** Billed tokens of one request, in a provider's categories. */
 export interface TokenUsage {

@@ -207,11 +207,11 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
  * catalog window, Pi's default reserve and kept tail, a summary of realistic size); a
  * `contextWindow` given there is the ladder's serving budget too.
  */
-export function projectSavings(
+export async function projectSavings(
 	branch: readonly SessionEntry[],
 	cwd: string,
 	compaction: Partial<NativeCompaction> = {},
-): ProjectedSavings {
+): Promise<ProjectedSavings> {
 	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
 	const window = compaction.contextWindow;
 	const catalogWindow =
@@ -232,7 +232,7 @@ export function projectSavings(
 	const options = resolveOptions();
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
-	const ladder = replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd });
+	const ladder = await replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd });
 	const replayed = replayNativeCompaction(branch, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
 	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);

@@ -16,7 +16,7 @@ import { runCli } from "../../src/cli/main.ts";
 import type { VerifyOutcome } from "../../src/cli/verify.ts";
 import { peekFold } from "../../src/fold/actions/peek.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
 const SECRET = "MARKED-READ-5e1f";
@@ -29,7 +29,7 @@ beforeAll(async () => {
 	harness = await createSdkHarness({
 		extensions: [
 			(pi: ExtensionAPI) => {
-				runtime = registerPiFold(pi, { foldScheduling: "epoch" });
+				runtime = registerRuntime(pi, { foldScheduling: "epoch" });
 			},
 		],
 		tools: ["read", "active_context"],
@@ -102,7 +102,7 @@ describe("a pending mark's blob (issue 32)", () => {
 		expect(peeked.text).toContain("fails SHA-256 verification");
 
 		// The commit plans the mark's source from the log again: the blob is rebuilt, the corrupt copy kept aside.
-		const committed = await runtime.autoCommit(ctxOf(), "fence");
+		const committed = await runtime.autoCommit(ctxOf(), { force: "fence" });
 		expect(committed.folded).toBe(true);
 		expect(runtime.engine.foldState.data.marks).toEqual([]);
 		expect(readFileSync(blob, "utf8")).toContain(SECRET);

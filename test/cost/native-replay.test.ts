@@ -1,8 +1,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { replayNativeCompaction, summariesCost } from "../../src/cost/native-replay.ts";
-import { namedRateCard } from "../../src/cost/rate-card.ts";
 import { sessionRequests } from "../../src/cost/session-requests.ts";
+import { namedRateCard } from "../../src/pricing/rate-card.ts";
 import { IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
 import { appendLinked } from "../fixtures/common.ts";
 import { readTurns, SMALL_PI_COMPACTION } from "../fixtures/session.ts";

@@ -8,6 +8,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalPieces, sha256Hex, spanEntryIds } from "../../session/canonical.ts";
+import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "../engine/workspace.ts";
 import type { StoredSource } from "../lattice/lattice.ts";
 import {
 	type FoldRecord,
@@ -18,7 +19,6 @@ import {
 	unknownFold,
 } from "../lattice/records.ts";
 import { type BlobSlice, FoldIntegrityError, FoldStoreError, sliceBytes } from "../store/store.ts";
-import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "./workspace.ts";
 
 export function storeFailure(error: unknown): ActionOutcome {
 	if (error instanceof FoldIntegrityError) return failed("integrity", error.message);

@@ -23,7 +23,6 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { endsWithReply, type SpanCall, spanCalls } from "../../session/calls.ts";
 import { type SpanCommand, type SpanError, type SpanFacts, spanFacts } from "../../session/facts.ts";
 import { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
-import type { FoldKind } from "../lattice/records.ts";
 import { type ChildSpan, callLine, callsIndex, innerFoldsText, labelRanges } from "./brief-index.ts";
 
 export { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
@@ -57,6 +56,13 @@ export const BRIEF_COMMAND_CHARS = 48;
 export const BRIEF_ERROR_TEXT_CHARS = 110;
 /** Bound on the label ranges or calls a chapter's first line names. */
 export const BRIEF_WHAT_CHARS = 90;
+
+/**
+ * The kinds of span a fold covers, which a brief names. Defined here, below the
+ * lattice, because the lattice writes a record's brief (lattice.ts) and its
+ * records carry the kind (records.ts re-exports it).
+ */
+export type FoldKind = "tool-batch" | "chapter" | "consolidation";
 
 export const KIND_LABELS: Record<FoldKind, string> = {
 	"tool-batch": "Tool batch",

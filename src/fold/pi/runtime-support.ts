@@ -5,7 +5,6 @@
  */
 
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { CommitSummary } from "../engine/commit.ts";
 import type { RewriteEvent } from "../engine/instrument.ts";
 import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "../store/store.ts";
 import { openFileFoldStore } from "../store/store-file.ts";
@@ -74,12 +73,3 @@ export class StoreTrouble {
 		this.told = false;
 	}
 }
-
-/**
- * What an automatic commit came to: the folds that landed; or none, with
- * what the ladder could have freed (undefined when it was off) or why the
- * sources could not be stored.
- */
-export type AutoCommitOutcome =
-	| { folded: true; summary: CommitSummary }
-	| { folded: false; freedTokens?: number; storeError?: string };

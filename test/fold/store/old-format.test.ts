@@ -21,7 +21,7 @@ import type { VerifyOutcome } from "../../../src/cli/verify.ts";
 import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { searchWorkspace } from "../../../src/fold/actions/search-action.ts";
 import { readSource } from "../../../src/fold/actions/source-read.ts";
-import type { FoldWorkspace } from "../../../src/fold/actions/workspace.ts";
+import type { FoldWorkspace } from "../../../src/fold/engine/workspace.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
 import { liveLattice, rebuildState } from "../../../src/fold/state/state.ts";
