@@ -12,8 +12,8 @@
 import { catalogRateCard } from "../cost/catalog.ts";
 import { FALLBACK_CARD_NAME } from "../cost/fold-replay.ts";
 import type { CostParts } from "../cost/price.ts";
-import { type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
-import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
+import { mainModel, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
+import { promptUsageRecorded, type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import { commitReasonText } from "../fold/pi/commit-reasons.ts";
 import { describeUsage } from "../fold/summarizer/summarizer-prompt.ts";
 import type { RateCard } from "../pricing/rate-card.ts";
@@ -22,6 +22,13 @@ import { type SessionStats, sessionStats } from "../session/stats.ts";
 import { type FoldActivity, foldActivity } from "./activity.ts";
 import { type ChartSeries, chartSeries, sparklineSection } from "./chart.ts";
 import type { ChartPage } from "./html.ts";
+import {
+	estimatedSavingsSection,
+	estimatesOnly,
+	noPromptUsageText,
+	savingLine,
+	unpricedCostSection,
+} from "./report-limits.ts";
 
 /** The fold store next to a session file, as measured on disk. */
 export interface StoreSize {
@@ -122,11 +129,15 @@ export function chartPage(
 	projection: ProjectedSavings | undefined,
 ): ChartPage {
 	const where = session.header.cwd || "(no directory recorded)";
-	const title = `pi-fold report: ${where} · ${series.model ?? "no model recorded"} · ${sessionDate(session.header.timestamp)}`;
+	// The series names the model of the requests it charts; a log without prompt usage charts none.
+	const served = mainModel(session.manager.getBranch());
+	const model = series.model ?? (served === "/" ? "no model recorded" : served);
+	const title = `pi-fold report: ${where} · ${model} · ${sessionDate(session.header.timestamp)}`;
+	const recorded = promptUsageRecorded(cost);
 	const facts: ChartPage["facts"][number][] = [
 		{ label: "requests", value: integer.format(cost.requests.length) },
 		{ label: "Pi's ledger (as recorded)", value: dollars(cost.recordedCost) },
-		{ label: "cache share", value: `${(cost.cacheShare * 100).toFixed(1)}%` },
+		...(recorded ? [{ label: "cache share", value: `${(cost.cacheShare * 100).toFixed(1)}%` }] : []),
 	];
 	if (cost.peakPrompt) {
 		const share = series.window ? ` (${Math.round((cost.peakPrompt.tokens / series.window) * 100)}% of window)` : "";
@@ -145,13 +156,23 @@ export function chartPage(
 			{ label: "held out of the window", value: readableBytes(activity.heldOutBytes) },
 		);
 	}
+	if (projection && estimatesOnly(projection)) {
+		facts.push(
+			{ label: "tokens sent, Pi alone (estimate)", value: integer.format(Math.round(projection.native.promptTokens)) },
+			{ label: "with pi-fold (estimate)", value: integer.format(Math.round(projection.projected.promptTokens)) },
+		);
+		const note = `Not priced: ${noPromptUsageText(cost.requests.length)}. The estimates replay the active branch through Pi's own compaction and through pi-fold's ladder and count the transcript as Pi estimates it (characters / 4).`;
+		return { title, facts, note };
+	}
 	if (projection) {
 		const saved = projection.native.cost - projection.projected.cost;
 		const share = projection.native.cost > 0 ? (saved / projection.native.cost) * 100 : 0;
 		facts.push(
 			{ label: "Pi alone (modelled)", value: dollars(projection.native.cost) },
 			{ label: "with pi-fold (modelled)", value: dollars(projection.projected.cost) },
-			{ label: "saving (modelled)", value: `${dollars(saved)} (${share.toFixed(1)}%)` },
+			saved >= 0
+				? { label: "saving (modelled)", value: `${dollars(saved)} (${share.toFixed(1)}%)` }
+				: { label: "pi-fold would have cost more (modelled)", value: `${dollars(-saved)} (${(-share).toFixed(1)}%)` },
 			{
 				label: "peak request with pi-fold",
 				value: `${integer.format(Math.round(projection.projected.peakPromptTokens))} tokens`,
@@ -215,7 +236,9 @@ export function renderReport(
 	if (!activity.present) {
 		lines.push(
 			...(projection
-				? savingsSection(projection)
+				? estimatesOnly(projection)
+					? estimatedSavingsSection(projection, cost.requests.length)
+					: savingsSection(projection)
 				: [
 						"What pi-fold would have saved: not computed" +
 							(options.replay === false ? " (--no-replay)" : " (no request recorded usage)"),
@@ -232,7 +255,7 @@ export function renderReport(
 		`  output      ${integer.format(usage.output)}`,
 		`  cost        $${usage.cost.toFixed(4)}`,
 		"",
-		...costSection(cost),
+		...(promptUsageRecorded(cost) || cost.requests.length === 0 ? costSection(cost) : unpricedCostSection(cost)),
 		"",
 		...sparklineSection(series),
 	);
@@ -284,8 +307,6 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 /** "What pi-fold would have saved": Pi alone (its own compaction replayed) vs pi-fold's ladder, one cache model. */
 export function savingsSection(projection: ProjectedSavings): string[] {
 	const { native, projected } = projection;
-	const saved = native.cost - projected.cost;
-	const share = native.cost > 0 ? saved / native.cost : 0;
 	const row = (label: string, a: number, b: number, format: (n: number) => string) =>
 		`  ${label.padEnd(16)} ${format(a).padStart(14)}  ${format(b).padStart(14)}`;
 	const tokens = (n: number) => integer.format(Math.round(n));
@@ -297,10 +318,10 @@ export function savingsSection(projection: ProjectedSavings): string[] {
 		row("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
 		row("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
 		row("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
-		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%), ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
+		savingLine(projection),
 		`  model            ${projection.mainModelKey}, priced with the ${projection.card} card, prefix cache ${cacheText(projection)}`,
 		`  Pi alone         ${nativeText(native)}`,
-		`  with pi-fold     ${foldText(projected)}`,
+		`  with pi-fold     ${foldText(projected, projection.declarationTokens)}`,
 		"                   (both columns modelled the same way, so they differ only in what was sent)",
 	];
 	if (native.fallbackPriced > 0)
@@ -324,13 +345,13 @@ function nativeText(native: ProjectedSavings["native"]): string {
 }
 
 /** What the "with pi-fold" column adds to the prompts: Pi's threshold as the runtime meets it, the summarizer's requests. */
-function foldText(projected: ProjectedSavings["projected"]): string {
+function foldText(projected: ProjectedSavings["projected"], declarationTokens: number): string {
 	const plural = (n: number, word: string) => `${integer.format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const threshold =
 		projected.compactions + projected.cancelledCompactions === 0
 			? "never reached Pi's threshold"
 			: `Pi's threshold reached ${projected.compactions + projected.cancelledCompactions}×: ${plural(projected.cancelledCompactions, "ladder commit")} instead, ${plural(projected.compactions, "compaction")}`;
-	return `${threshold}; ${plural(projected.summarizerRequests, "summarizer request")} and the context tool's declaration billed`;
+	return `${threshold}; ${plural(projected.summarizerRequests, "summarizer request")} and the context tool's declaration (~${integer.format(declarationTokens)} tokens a request) billed`;
 }
 
 function cacheText(projection: ProjectedSavings): string {
@@ -369,7 +390,7 @@ export function costSection(cost: SessionCost): string[] {
 	lines.push(
 		cost.peakPrompt
 			? `  peak request context   ${integer.format(cost.peakPrompt.tokens)} tokens (entry ${cost.peakPrompt.entryId})`
-			: "  peak request context   none (no request recorded usage)",
+			: "  peak request context   none (no request recorded a prompt)",
 	);
 	lines.push(
 		cost.threshold === null

@@ -3,6 +3,7 @@ import {
 	appendedExitCode,
 	errorFirstLine,
 	hostOutputHeader,
+	patchFiles,
 	resultFirstLine,
 	withoutHostHeader,
 } from "../../src/text/tool-text.ts";
@@ -50,5 +51,31 @@ describe("a host's output frame", () => {
 			expect(withoutHostHeader(text)).toBe(text);
 		}
 		expect(appendedExitCode("done\nCommand exited with code 3")).toBe(3);
+	});
+});
+
+describe("patchFiles", () => {
+	it("reads the files an apply_patch envelope adds, updates, deletes and moves, each once in first-named order", () => {
+		const patch = [
+			"*** Begin Patch",
+			"*** Update File: src/a.ts",
+			"@@",
+			"-*** Update File: not/a/header.ts",
+			"+x",
+			"*** Add File: src/b.ts\r",
+			"+export {};",
+			"*** Delete File: src/old.ts",
+			"*** Update File: src/c.ts",
+			"*** Move to: src/moved.ts",
+			"*** Update File: src/a.ts",
+			"*** End Patch",
+		].join("\n");
+		expect(patchFiles(patch)).toEqual([
+			{ action: "update", path: "src/a.ts" },
+			{ action: "add", path: "src/b.ts" },
+			{ action: "delete", path: "src/old.ts" },
+			{ action: "update", path: "src/moved.ts" },
+		]);
+		expect(patchFiles("no envelope here")).toEqual([]);
 	});
 });
