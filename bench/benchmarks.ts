@@ -2,6 +2,7 @@
 
 import { agentBench } from "./agent/suite.ts";
 import type { Benchmark, ReportBenchmark } from "./harness.ts";
+import { hostReplayQuickBench } from "./host-replay/quick.ts";
 import { hostReplayBench } from "./host-replay/suite.ts";
 import { storeBench } from "./store/suite.ts";
 import { compactionBench } from "./suites/compaction.ts";
@@ -24,4 +25,10 @@ export const BENCHMARKS: readonly Benchmark[] = [
 ];
 
 /** Benchmarks that write their own report (run whole sessions); `--preset` picks their size. */
-export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [agentBench, hostReplayBench, survivalBench, storeBench];
+export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [
+	agentBench,
+	hostReplayBench,
+	hostReplayQuickBench,
+	survivalBench,
+	storeBench,
+];

@@ -2,8 +2,10 @@
  * The README's headline figures, read from the real-host replay's results
  * file (bench/results/host-replay.md, written by `npm run bench --
  * host-replay`, bench/host-replay/report.ts): per session set and window,
- * pi-fold's defaults arm against Pi alone (the native arm) as the median and
- * range of the per-session cost ratios, and the compactions each arm ran.
+ * over the real sessions, pi-fold's defaults arm against Pi alone (the
+ * native arm) as the median and range of the per-session cost ratios,
+ * charged for what each window hid and raw; the replies whose request did
+ * not show something they referred to; and the compactions each arm ran.
  *
  * Tables are found by their headings and columns by their header names, so
  * a column added to the file does not move a figure; a heading, column or
@@ -21,16 +23,25 @@ export interface Table {
 	rows: string[][];
 }
 
+/** A median and range of per-session ratios, as the file writes them ("0.93×"). */
+export interface RatioFigures {
+	median: string;
+	low: string;
+	high: string;
+}
+
 export interface HostReplayFigures {
 	set: string;
 	/** The model window, as the file writes it ("200,000"). */
 	window: string;
+	/** Real sessions in the set at this window (generated ones are not headline figures). */
 	sessions: number;
-	/** defaults / native, as the file writes the median ("0.93×"). */
-	median: string;
-	/** Lowest and highest per-session defaults / native. */
-	low: string;
-	high: string;
+	/** defaults / native with both arms charged for what their windows hid. */
+	charged: RatioFigures;
+	/** defaults / native as billed. */
+	raw: RatioFigures;
+	/** Replies with an absent reference over replies scored, summed over the sessions: native and defaults. */
+	hidden: { native: { replies: number; absent: number }; defaults: { replies: number; absent: number } };
 	/** Compactions summed over the set's sessions at this window. */
 	compactions: { native: number; defaults: number };
 }
@@ -77,21 +88,48 @@ function ratioOf(cell: string | undefined, where: string): number {
 	return value === undefined ? fail(`"${cell ?? ""}" is not a cost ratio (${where})`) : Number(value);
 }
 
-/** The figures of every `### <set> set, <window>-token window` summary in the file, in file order. */
+/** A cost-ratio table's heading: `### held-out set, 200,000-token window`. */
+const SUMMARY_HEADING = /^(tuned|held-out) set, ([\d,]+)-token window$/;
+/** Session rows of generated sessions: reported, never headline figures. */
+const GENERATED_MARK = " (generated)";
+const MEDIAN_ROW = "**median, real sessions**";
+
+/** The median row's cell and the range of the session rows' cells in one column. */
+function ratioFigures(summary: Table, sessions: readonly string[][], name: string): RatioFigures {
+	const at = column(summary, name);
+	const ratios = sessions.map((cellsOf) => ratioOf(cellsOf[at], `${cellsOf[0]}, "### ${summary.heading}"`));
+	const median = row(summary, MEDIAN_ROW)[at] ?? "";
+	ratioOf(median, `median, "### ${summary.heading}"`);
+	const fixed = (value: number) => `${value.toFixed(2)}×`;
+	return { median, low: fixed(Math.min(...ratios)), high: fixed(Math.max(...ratios)) };
+}
+
+/** "431" or "12 (4.1%)" → the count. */
+function countOf(cell: string | undefined, where: string): number {
+	const value = /^([\d,]+)(?: \(|$)/.exec(cell ?? "")?.[1];
+	return value === undefined
+		? fail(`"${cell ?? ""}" is not a reply count (${where})`)
+		: Number(value.replaceAll(",", ""));
+}
+
+/** The figures of every `### <set> set, <window>-token window` summary in the file, in file order (real sessions). */
 export function hostReplayFigures(markdown: string): HostReplayFigures[] {
 	const all = tables(markdown);
 	const figures: HostReplayFigures[] = [];
 	for (const summary of all) {
-		const named = /^(.+) set, ([\d,]+)-token window$/.exec(summary.heading);
+		const named = SUMMARY_HEADING.exec(summary.heading);
 		if (!named) continue;
 		const [, set = "", window = ""] = named;
-		const ratioAt = column(summary, "defaults / native");
-		const sessions = summary.rows.filter((cellsOf) => cellsOf[0] !== "**median**");
-		if (sessions.length === 0) fail(`no session rows under "### ${summary.heading}"`);
-		const ratios = sessions.map((cellsOf) => ratioOf(cellsOf[ratioAt], `${cellsOf[0]}, "### ${summary.heading}"`));
-		const median = row(summary, "**median**")[ratioAt] ?? "";
-		ratioOf(median, `median, "### ${summary.heading}"`);
+		const sessions = summary.rows.filter(
+			(cellsOf) => !(cellsOf[0] ?? "").startsWith("**median") && !(cellsOf[0] ?? "").endsWith(GENERATED_MARK),
+		);
+		if (sessions.length === 0) fail(`no real session rows under "### ${summary.heading}"`);
+		const charged = ratioFigures(summary, sessions, "defaults / native, charged");
+		const raw = ratioFigures(summary, sessions, "defaults / native, raw");
 		const compactions = { native: 0, defaults: 0 };
+		const hidden = { native: { replies: 0, absent: 0 }, defaults: { replies: 0, absent: 0 } };
+		const outOfView = all.find((table) => table.heading === `Out of view: ${set} set, ${window}-token window`);
+		if (!outOfView) fail(`no "### Out of view: ${set} set, ${window}-token window" table`);
 		for (const session of sessions) {
 			const name = session[0] ?? "";
 			const runs = all.find(
@@ -104,21 +142,34 @@ export function hostReplayFigures(markdown: string): HostReplayFigures[] {
 				if (!/^\d+$/.test(value))
 					fail(`the ${arm} run under "### ${runs.heading}" has no compaction count (failed run?)`);
 				compactions[arm] += Number(value);
+				const scored = outOfView.rows.find((cellsOf) => cellsOf[0] === name && cellsOf[2] === arm);
+				if (!scored) fail(`no ${arm} row for ${name} under "### ${outOfView.heading}"`);
+				const where = `${name} ${arm}, "### ${outOfView.heading}"`;
+				hidden[arm].replies += countOf(scored[column(outOfView, "replies")], where);
+				hidden[arm].absent += countOf(scored[column(outOfView, "with an absent reference")], where);
 			}
 		}
-		const fixed = (value: number) => `${value.toFixed(2)}×`;
-		figures.push({
-			set,
-			window,
-			sessions: sessions.length,
-			median,
-			low: fixed(Math.min(...ratios)),
-			high: fixed(Math.max(...ratios)),
-			compactions,
-		});
+		figures.push({ set, window, sessions: sessions.length, charged, raw, hidden, compactions });
 	}
 	if (figures.length === 0) fail('no "### <set> set, <window>-token window" cost-ratio tables');
 	return figures;
+}
+
+/**
+ * The results file's judgement, for docs/benchmarks.md: its target lines,
+ * the sanity check and the cost-ratio tables (from "## Targets" up to
+ * "## Out of view"), headings moved two levels down to sit under the docs'
+ * section. Throws naming the file when a part is missing.
+ */
+export function hostReplayJudgement(markdown: string): string {
+	const start = markdown.indexOf("\n## Targets");
+	const end = markdown.indexOf("\n## Out of view");
+	if (start === -1) fail('no "## Targets" section');
+	if (end === -1 || end < start) fail('no "## Out of view" section after the targets');
+	return markdown
+		.slice(start + 1, end)
+		.trimEnd()
+		.replace(/^(#{2,3}) /gm, (_match, hashes: string) => `${hashes}## `);
 }
 
 /** The run's date line, when the file has one. */

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { DEFAULT_COMMAND_NAMES } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { settingsReference } from "../src/settings/reference.ts";
-import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures } from "./host-replay-figures.ts";
+import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures, hostReplayJudgement } from "./host-replay-figures.ts";
 import { REPORT_RESULTS, reportFigures } from "./report-figures.ts";
 import { STARTUP_RESULTS, startupFigures } from "./startup-figures.ts";
 
@@ -44,20 +44,25 @@ function startupSection(root: string): string {
 	].join("\n");
 }
 
-/** pi-fold's defaults against Pi alone in real Pi, per set and window. */
+/** "12 of 431" as a share. */
+function share(part: { replies: number; absent: number }): string {
+	return part.replies === 0 ? "—" : `${((100 * part.absent) / part.replies).toFixed(1)}%`;
+}
+
+/** pi-fold's defaults against Pi alone in real Pi, per set and window: charged for what was hidden, raw beside. */
 function headlineSection(root: string): string {
 	const markdown = readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8");
 	const rows = hostReplayFigures(markdown).map(
 		(item) =>
-			`| ${item.window} tokens | ${item.set}, ${item.sessions} sessions | **${item.median}** (${item.low}–${item.high}) | ${item.compactions.native} → **${item.compactions.defaults}** |`,
+			`| ${item.window} tokens | ${item.set}, ${item.sessions} real sessions | **${item.charged.median}** (${item.charged.low}–${item.charged.high}) | ${item.raw.median} (${item.raw.low}–${item.raw.high}) | ${share(item.hidden.native)} → **${share(item.hidden.defaults)}** | ${item.compactions.native} → **${item.compactions.defaults}** |`,
 	);
 	const date = hostReplayDate(markdown);
 	return [
-		"| model window | sessions | pi-fold's cost over Pi alone's: median (range) | compactions: Pi alone → pi-fold |",
-		"| --- | --- | --- | --- |",
+		"| model window | sessions | pi-fold's cost over Pi alone's, charged for what each hid: median (range) | as billed, nothing charged | replies that referred to something their request did not show: Pi alone → pi-fold | compactions: Pi alone → pi-fold |",
+		"| --- | --- | --- | --- | --- | --- |",
 		...rows,
 		"",
-		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\`: real Pi 1.6.0, offline, replays each session message for message with pi-fold's defaults and without it. Below 1× pi-fold cost less; a range reaching above 1× means it cost more on some session. The ladder was tuned on the tuned set only; the held-out set tells how it does on sessions it was not tuned on. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
+		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\` (\`npm run figures\` reruns it and rewrites this table; docs/benchmarks.md says how): real Pi 1.6.0, offline, replays each recorded session message for message with pi-fold's defaults and without it. A replay answers every request with the recorded reply, so it never pays for what a window hid: the charged figure adds, for both arms alike, a search and a peek (a further request re-sending the prompt) per hidden source a reply referred to. Below 1× pi-fold cost less. The held-out sessions were not used to tune pi-fold; the tuned ones were. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
 	].join("\n");
 }
 
@@ -77,6 +82,19 @@ function commandsSection(): string {
 	].join("\n");
 }
 
+/** docs/benchmarks.md's generated sections: the real-host replay's targets and cost ratios, from its results file. */
+export function benchmarkDocSections(root: string): Record<string, string> {
+	const markdown = readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8");
+	const date = hostReplayDate(markdown);
+	return {
+		"host-replay-judgement": [
+			`*Generated from [\`${HOST_REPLAY_RESULTS}\`](../${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""} by \`npm run readme\`; \`npm run figures\` reruns the benchmarks and rewrites it.*`,
+			"",
+			hostReplayJudgement(markdown),
+		].join("\n"),
+	};
+}
+
 /** Every generated section by name. */
 export function readmeSections(root: string): Record<string, string> {
 	return {
@@ -89,14 +107,14 @@ export function readmeSections(root: string): Record<string, string> {
 }
 
 /** `readme` with each generated section replaced; throws naming a section whose markers are missing. */
-export function withSections(readme: string, sections: Record<string, string>): string {
+export function withSections(readme: string, sections: Record<string, string>, file = "README.md"): string {
 	let text = readme;
 	for (const [name, body] of Object.entries(sections)) {
 		const open = `<!-- generated:${name} -->`;
 		const close = `<!-- /generated:${name} -->`;
 		const start = text.indexOf(open);
 		const end = text.indexOf(close);
-		if (start === -1 || end < start) throw new Error(`README.md has no ${open} … ${close} markers`);
+		if (start === -1 || end < start) throw new Error(`${file} has no ${open} … ${close} markers`);
 		text = `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
 	}
 	return text;

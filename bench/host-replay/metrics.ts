@@ -13,6 +13,7 @@ import { countCommits } from "../agent/metrics.ts";
 import type { FloorInput, FloorRequest, FloorResult, FloorUnit } from "./floor.ts";
 import { buildLedger, type Ledger, type LedgerRules } from "./ledger.ts";
 import type { RawRun } from "./run-arm.ts";
+import type { RunScore } from "./score.ts";
 import type { ReplaySession } from "./sessions.ts";
 
 /** One session at one window: every arm's figures and the floor. */
@@ -32,8 +33,16 @@ export interface SessionResult {
 	floor?: FloorResult;
 	/** The log's calibration (provider tokens per estimated token) the provider, ledger and report count with. */
 	calibration: Calibration;
-	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone. */
-	reportRatio: number;
+	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone, raw and charged. */
+	report: ReportEstimate;
+	/** Each run's out-of-view score and charge, by arm name (runs that failed have none). */
+	scores: Record<string, RunScore>;
+}
+
+/** What `pi-fold report` says pi-fold costs over Pi alone: raw, and with both columns charged for what they hid. */
+export interface ReportEstimate {
+	raw: number;
+	charged: number;
 }
 
 export interface RunMetrics {

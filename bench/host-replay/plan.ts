@@ -34,6 +34,8 @@ export interface ExpectedRequest {
 	answer: { reply: ScriptedReply } | { failure: string };
 	/** What the request must end with: the turn's user message, or the results of these calls. */
 	after: { user: string } | { toolCallIds: string[] };
+	/** Entry id of the recorded reply (none for a turn whose request left no reply). */
+	entryId?: string;
 }
 
 /** One step of the driver: run the `!cmd`s, then prompt (a steered turn needs no prompt). */
@@ -142,14 +144,20 @@ export function replayPlan(branch: readonly SessionEntry[], script: RecordedScri
 		let after: ExpectedRequest["after"] = { user: turn.text };
 		for (const request of turn.requests) {
 			if (request.failed) {
-				expected.push({ turn: index, at: request.at, answer: { failure: failureText(request.reply) }, after });
+				expected.push({
+					turn: index,
+					at: request.at,
+					answer: { failure: failureText(request.reply) },
+					after,
+					entryId: request.entryId,
+				});
 				continue;
 			}
 			const reply = scriptedReply(request);
 			for (const call of reply.toolCalls ?? []) toolNames.add(call.name);
 			if (request.unanswered.length > 0)
 				deviations.push(`turn ${index}: ${request.unanswered.length} call(s) with no recorded result left out`);
-			expected.push({ turn: index, at: request.at, answer: { reply }, after });
+			expected.push({ turn: index, at: request.at, answer: { reply }, after, entryId: request.entryId });
 			after = { toolCallIds: request.answered };
 		}
 	});

@@ -1,96 +1,60 @@
 /**
- * The host replay's result file (pure over the results): a summary of cost
- * ratios per set and window, one table per session and window with every
- * arm's figures, the run problems, and the method.
+ * The host replay's result file (pure over the results): issue 27's target
+ * lines on the held-out real sessions, the sanity arm's check, cost ratios
+ * per set and window (charged, with raw beside), what each arm's window hid,
+ * one table per session and window with every arm's figures, the run
+ * problems, and the method (report-method.ts).
  */
 
+import { median } from "../../src/cost/out-of-view/summary.ts";
 import type { MachineFacts } from "../harness.ts";
 import type { RunMetrics, SessionResult } from "./metrics.ts";
-import { STUB_TEXT } from "./reference.ts";
-import { SUMMARY_CHARS } from "./run-arm.ts";
-import { CACHE_RULES, FLOOR_BRIEF_CHARS, FLOOR_TAIL_CHARS, type Preset, type SessionSet } from "./sessions.ts";
+import { outOfViewTable, type ScoredArm, type ScoredSession } from "./out-of-view-table.ts";
+import { methodNotes } from "./report-method.ts";
+import type { Preset, SessionSet } from "./sessions.ts";
+import { type ArmOutcome, REPORT_AGREEMENT, type SessionOutcome, targetLines } from "./targets.ts";
 
 const count = (value: number) => value.toLocaleString("en-US");
 const dollars = (value: number) => `$${value.toFixed(2)}`;
 const ratio = (value: number | undefined) =>
 	value === undefined || !Number.isFinite(value) ? "—" : `${value.toFixed(2)}×`;
 
-function median(values: readonly number[]): number | undefined {
-	const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-	if (sorted.length === 0) return undefined;
-	const middle = sorted.length >> 1;
-	return sorted.length % 2 === 1 ? sorted[middle] : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+/** Sets in the order the file reports them: the judged one first. */
+const SETS: readonly SessionSet[] = ["held-out", "tuned"];
+
+function run(result: SessionResult, arm: string): RunMetrics | undefined {
+	const found = result.runs.find((candidate) => candidate.arm === arm);
+	return found && found.failure === undefined ? found : undefined;
 }
 
-function native(result: SessionResult): RunMetrics | undefined {
-	return result.runs.find((run) => run.arm === "native");
+/** An arm's figures with its out-of-view score (undefined when it failed or was not run). */
+export function armOutcome(result: SessionResult, arm: string): ArmOutcome | undefined {
+	const metrics = run(result, arm);
+	const score = result.scores[arm];
+	if (!metrics || !score) return undefined;
+	return {
+		rawCost: metrics.ledger.cost,
+		chargedCost: metrics.ledger.cost + score.charge.cost,
+		outOfView: score.summary,
+		compactions: metrics.compactions,
+		pastLine: metrics.pastLine,
+	};
 }
 
-/** Cost of `arm` over native's, in one session and window. */
-export function costRatio(result: SessionResult, arm: string): number | undefined {
-	const base = native(result)?.ledger.cost;
-	const run = result.runs.find((candidate) => candidate.arm === arm);
-	if (!base || !run || run.failure !== undefined) return undefined;
-	return run.ledger.cost / base;
+/** The native and defaults outcomes of a result, with the report's estimate (undefined when a run failed). */
+export function sessionOutcome(result: SessionResult): SessionOutcome | undefined {
+	const native = armOutcome(result, "native");
+	const defaults = armOutcome(result, "defaults");
+	if (!native || !defaults) return undefined;
+	return { session: result.session.name, window: result.window, native, defaults, report: result.report };
 }
 
-function summaryTable(results: readonly SessionResult[], arms: readonly string[]): string[] {
-	const others = arms.filter((arm) => arm !== "native");
-	const header = [
-		"| session | native cost | ",
-		others.map((arm) => `${arm} / native`).join(" | "),
-		" | floor / native | ",
-		arms.map((arm) => `${arm} / floor`).join(" | "),
-		" | `pi-fold report` estimate | estimate − host |",
-	].join("");
-	const rule = `| --- | ---: | ${[...others, "floor", ...arms, "report", "gap"].map(() => "---:").join(" | ")} |`;
-	const rows = results.map((result) => {
-		const base = native(result)?.ledger.cost;
-		const floor = result.floor?.cost;
-		const cells = [
-			result.session.name,
-			base === undefined ? "—" : dollars(base),
-			...others.map((arm) => ratio(costRatio(result, arm))),
-			ratio(floor !== undefined && base ? floor / base : undefined),
-			...arms.map((arm) => {
-				const run = result.runs.find((candidate) => candidate.arm === arm);
-				return ratio(floor && run && run.failure === undefined ? run.ledger.cost / floor : undefined);
-			}),
-			ratio(result.reportRatio),
-			gapText(reportGap(result)),
-		];
-		return `| ${cells.join(" | ")} |`;
-	});
-	const medians = [
-		"**median**",
-		"",
-		...others.map((arm) => ratio(median(results.map((result) => costRatio(result, arm) ?? Number.NaN)))),
-		ratio(
-			median(results.map((result) => (result.floor?.cost ?? Number.NaN) / (native(result)?.ledger.cost ?? Number.NaN))),
-		),
-		...arms.map((arm) =>
-			ratio(
-				median(
-					results.map((result) => {
-						const run = result.runs.find((candidate) => candidate.arm === arm);
-						return (run?.ledger.cost ?? Number.NaN) / (result.floor?.cost ?? Number.NaN);
-					}),
-				),
-			),
-		),
-		ratio(median(results.map((result) => result.reportRatio))),
-		gapText(median(results.map((result) => Math.abs(reportGap(result) ?? Number.NaN)))),
-	];
-	return [header, rule, ...rows, `| ${medians.join(" | ")} |`];
-}
-
-/** Issue 20's bound on how far the report's estimate may be from the host's defaults / native. */
-export const REPORT_AGREEMENT = 0.05;
-
-/** The report's estimate less the host's defaults / native ratio. */
-export function reportGap(result: SessionResult): number | undefined {
-	const host = costRatio(result, "defaults");
-	return host === undefined ? undefined : result.reportRatio - host;
+/** `arm` over native, charged and raw. */
+function ratios(result: SessionResult, arm: string): { charged?: number; raw?: number } {
+	const base = armOutcome(result, "native");
+	const mine = armOutcome(result, arm);
+	if (!base || !mine) return {};
+	return { charged: mine.chargedCost / base.chargedCost, raw: mine.rawCost / base.rawCost };
 }
 
 function gapText(gap: number | undefined): string {
@@ -99,93 +63,170 @@ function gapText(gap: number | undefined): string {
 	return Math.abs(gap) <= REPORT_AGREEMENT ? text : `**${text}**`;
 }
 
-function armTable(result: SessionResult): string[] {
-	const base = native(result)?.ledger.cost;
-	const floor = result.floor?.cost;
-	const lines = [
-		"| arm | cost | / native | uncached | cached | output | requests (summaries, side) | compactions | commits / rewrites | unattributed | peak prompt | past line | cost / floor | wall clock |",
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-	];
-	for (const run of result.runs) {
-		if (run.failure !== undefined) {
-			lines.push(`| ${run.arm} | failed: ${run.failure.replaceAll("|", "\\|")} | | | | | | | | | | | | |`);
+const sessionLabel = (result: SessionResult) =>
+	result.session.origin === "generated" ? `${result.session.name} (generated)` : result.session.name;
+
+/** The cost-ratio table of one set and window: charged first, raw beside, the floor and the report's estimates. */
+function summaryTable(results: readonly SessionResult[], arms: readonly string[]): string[] {
+	const others = arms.filter((arm) => arm !== "native" && arm !== "sanity");
+	const header = [
+		"| session | native cost, raw / charged |",
+		...others.map((arm) => ` ${arm} / native, charged | ${arm} / native, raw |`),
+		" floor / native, raw | defaults / floor, raw | report estimate, raw | estimate − host, raw | report estimate, charged | estimate − host, charged |",
+	].join("");
+	const rule = `| --- | ---: |${others.map(() => " ---: | ---: |").join("")} ---: | ---: | ---: | ---: | ---: | ---: |`;
+	const row = (result: SessionResult) => {
+		const native = armOutcome(result, "native");
+		const defaults = armOutcome(result, "defaults");
+		const floor = result.floor?.cost;
+		const host = ratios(result, "defaults");
+		return [
+			sessionLabel(result),
+			native ? `${dollars(native.rawCost)} / ${dollars(native.chargedCost)}` : "—",
+			...others.flatMap((arm) => {
+				const { charged, raw } = ratios(result, arm);
+				return [ratio(charged), ratio(raw)];
+			}),
+			ratio(floor !== undefined && native ? floor / native.rawCost : undefined),
+			ratio(floor && defaults ? defaults.rawCost / floor : undefined),
+			ratio(result.report.raw),
+			gapText(host.raw === undefined ? undefined : result.report.raw - host.raw),
+			ratio(result.report.charged),
+			gapText(host.charged === undefined ? undefined : result.report.charged - host.charged),
+		];
+	};
+	const medianRow = (label: string, chosen: readonly SessionResult[]) => {
+		const pick = (value: (result: SessionResult) => number | undefined) =>
+			median(chosen.map(value).filter((item): item is number => item !== undefined && Number.isFinite(item)));
+		return [
+			label,
+			"",
+			...others.flatMap((arm) => [
+				ratio(pick((result) => ratios(result, arm).charged)),
+				ratio(pick((result) => ratios(result, arm).raw)),
+			]),
+			ratio(
+				pick((result) => (result.floor?.cost ?? Number.NaN) / (armOutcome(result, "native")?.rawCost ?? Number.NaN)),
+			),
+			ratio(
+				pick((result) => (armOutcome(result, "defaults")?.rawCost ?? Number.NaN) / (result.floor?.cost ?? Number.NaN)),
+			),
+			ratio(pick((result) => result.report.raw)),
+			"",
+			ratio(pick((result) => result.report.charged)),
+			"",
+		];
+	};
+	const real = results.filter((result) => result.session.origin === "real");
+	const lines = [header, rule, ...results.map((result) => `| ${row(result).join(" | ")} |`)];
+	if (real.length > 0) lines.push(`| ${medianRow("**median, real sessions**", real).join(" | ")} |`);
+	lines.push(`| ${medianRow("**median, all**", results).join(" | ")} |`);
+	return lines;
+}
+
+/** The sanity arm's check per session: nothing compacted, so nothing may score out of view. */
+function sanityLines(results: readonly SessionResult[]): string[] {
+	const lines: string[] = [];
+	for (const result of results) {
+		const metrics = result.runs.find((candidate) => candidate.arm === "sanity");
+		if (!metrics) continue;
+		const score = result.scores.sanity;
+		if (metrics.failure !== undefined || !score) {
+			lines.push(`- FAIL ${result.session.name}: the sanity run failed (${metrics.failure ?? "no score"})`);
 			continue;
 		}
-		const { ledger } = run;
+		const { summary } = score;
+		const pass = summary.references.absent === 0 && summary.references.brief === 0 && metrics.compactions === 0;
+		lines.push(
+			`- ${pass ? "PASS" : "FAIL"} ${result.session.name}: ${count(summary.replies)} replies, ${count(summary.references.raw)} references raw, ${summary.references.brief} only in a brief or summary, ${summary.references.absent} absent, ${metrics.compactions} compactions`,
+		);
+	}
+	return lines;
+}
+
+function armTable(result: SessionResult): string[] {
+	const base = armOutcome(result, "native");
+	const floor = result.floor?.cost;
+	const lines = [
+		"| arm | cost | charged | / native, charged | / native, raw | uncached | cached | output | requests (summaries, side) | compactions | commits / rewrites | unattributed | peak prompt | past line | cost / floor | wall clock |",
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+	];
+	for (const metrics of result.runs) {
+		const name = metrics.arm === "sanity" ? "sanity (endless window)" : metrics.arm;
+		if (metrics.failure !== undefined) {
+			lines.push(`| ${name} | failed: ${metrics.failure.replaceAll("|", "\\|")} |${" |".repeat(14)}`);
+			continue;
+		}
+		const { ledger } = metrics;
+		const outcome = armOutcome(result, metrics.arm);
 		lines.push(
 			`| ${[
-				run.arm,
+				name,
 				dollars(ledger.cost),
-				ratio(base ? ledger.cost / base : undefined),
+				outcome ? dollars(outcome.chargedCost) : "—",
+				ratio(base && outcome ? outcome.chargedCost / base.chargedCost : undefined),
+				ratio(base ? ledger.cost / base.rawCost : undefined),
 				count(ledger.uncached),
 				count(ledger.cached),
 				count(ledger.output),
 				`${count(ledger.requests)} (${ledger.summarizations}, ${ledger.sideRequests})`,
-				String(run.compactions),
-				`${run.commits} / ${ledger.rewrites}`,
-				String(run.unattributedRewrites),
+				String(metrics.compactions),
+				`${metrics.commits} / ${ledger.rewrites}`,
+				String(metrics.unattributedRewrites),
 				count(ledger.peakPrompt),
-				String(run.pastLine),
+				String(metrics.pastLine),
 				ratio(floor ? ledger.cost / floor : undefined),
-				`${(run.wallMs / 1000).toFixed(1)} s`,
+				`${(metrics.wallMs / 1000).toFixed(1)} s`,
 			].join(" | ")} |`,
 		);
 	}
 	if (result.floor) {
 		const f = result.floor;
 		lines.push(
-			`| floor | ${dollars(f.cost)} | ${ratio(base ? f.cost / base : undefined)} | ${count(f.uncached)} | ${count(f.cached)} | | | 0 | ${f.commits.length} / ${f.commits.length} | | ${count(f.peakPrompt)} | 0 | 1.00× | |`,
+			`| floor | ${dollars(f.cost)} | | | ${ratio(base ? f.cost / base.rawCost : undefined)} | ${count(f.uncached)} | ${count(f.cached)} | | | 0 | ${f.commits.length} / ${f.commits.length} | | ${count(f.peakPrompt)} | 0 | 1.00× | |`,
 		);
-	} else lines.push("| floor | no schedule keeps every request under the line | | | | | | | | | | | | |");
+	} else lines.push(`| floor | no schedule keeps every request under the line |${" |".repeat(14)}`);
 	return lines;
 }
 
 function problems(results: readonly SessionResult[]): string[] {
 	const lines: string[] = [];
 	for (const result of results) {
-		for (const run of result.runs) {
-			const where = `${result.session.name} @${result.window / 1000}k ${run.arm}`;
-			if (run.failure !== undefined) lines.push(`- ${where}: failed: ${run.failure}`);
-			if (run.exitCode !== 0) lines.push(`- ${where}: Pi exited with ${run.exitCode}`);
-			if (run.invalidRequests > 0) lines.push(`- ${where}: ${run.invalidRequests} request(s) refused for tool pairing`);
-			for (const desync of run.desyncs.slice(0, 5)) lines.push(`- ${where}: ${desync}`);
-			if (run.desyncs.length > 5) lines.push(`- ${where}: … ${run.desyncs.length - 5} more desyncs`);
+		for (const metrics of result.runs) {
+			const where = `${result.session.name} @${result.window / 1000}k ${metrics.arm}`;
+			if (metrics.failure !== undefined) lines.push(`- ${where}: failed: ${metrics.failure}`);
+			if (metrics.exitCode !== 0) lines.push(`- ${where}: Pi exited with ${metrics.exitCode}`);
+			if (metrics.invalidRequests > 0)
+				lines.push(`- ${where}: ${metrics.invalidRequests} request(s) refused for tool pairing`);
+			for (const desync of metrics.desyncs.slice(0, 5)) lines.push(`- ${where}: ${desync}`);
+			if (metrics.desyncs.length > 5) lines.push(`- ${where}: … ${metrics.desyncs.length - 5} more desyncs`);
 		}
 	}
 	return lines;
 }
 
-function methodNotes(preset: Preset): string[] {
-	return [
-		"- Host: real Pi 1.6.0 CLI in RPC mode (`--no-extensions -e bench/host-replay/extension.ts`), isolated agent dir, offline, `PI_FOLD_STRICT_APPEND_ONLY=1`, automatic retry off; one Pi process per session, arm and window, every user turn of the session sent in order as an RPC prompt (steered messages queued by the extension when the call before them runs, `!cmd` runs sent as RPC `bash` and answered from the log through `user_bash`).",
-		"- Replies: the loopback OpenAI-compatible provider answers each agent request with the recorded assistant message (reasoning as `reasoning_content`, text, tool calls with their recorded ids, names and arguments; calls the log has no result for are left out). A failed recorded reply, or a turn whose request left none, gets an HTTP 400 Pi does not retry. Each agent request is checked to end with the turn's user message or the previous reply's results (desyncs are listed under run problems).",
-		`- Tools: every recorded tool name is registered by the extension, replacing Pi's built-in of that name (description, prompt snippet and guidelines kept; nothing required in the parameters, so older argument shapes validate), and answers each call with its recorded result (content, isError, details). Nothing runs for real.`,
-		`- Pi's summarization requests get a fixed ${count(SUMMARY_CHARS)}-character summary (headings, no facts); pi-fold's summarizer side requests a short fixed text.`,
-		`- Model: the session's main model from Pi's catalog (context window = the column's window, its maxTokens); the loopback model declares that card's prices, with the input rate set to what an uncached token costs under the card (Anthropic: the cache-write rate). Pi compaction: ${preset.compactionNote}, in every arm; "past line" counts agent requests above window − reserveTokens.`,
-		"- Tokens, one estimator for the provider, its ledger and `pi-fold report`: each prompt item (tool declaration or message, one canonical JSON line each) counts as Pi's `estimateTokens` counts it (ceil of its text, reasoning, call names and arguments / 4) times the session's scale, the provider tokens per estimated token that src/cost/session-requests.ts `calibrateRequests` fits on the log's recorded usage (the report's own calibration; 1 for a generated session, which records none); the loopback reports these counts to Pi, so Pi's compaction threshold reads them too. Output is the reply's recorded usage, else its estimate at the same scale.",
-		`- Ledger (bench/host-replay/ledger.ts): a request reads from cache the longest prefix it shares with any earlier answered request of the same run that is still alive (a prefix lives for the card's catalog cache lifetime after the last request that used it, on the recorded timestamps: a request more than that after the previous one reads nothing); cached tokens below ${count(CACHE_RULES.minCachedTokens ?? 0)} are not cached. Fresh tokens are billed as the card's provider bills them (Anthropic: cache writes), cached at the cache-read rate, output at the output rate, each request at the tier its prompt selects. Summaries and side requests are billed too; refused or failed requests are not. Summary and side requests are priced at the time of the agent request before them.`,
-		"- Commits: runs of consecutive `context_edit` entries in the session file; rewrites: agent requests whose prompt does not extend the previous agent request's; unattributed: pi-fold's strict tripwire lines on Pi's stderr; compactions: `compaction` entries.",
-		`- Reference arm (bench/host-replay/reference.ts, independent of pi-fold): at each turn end, once the window's estimate (JSON chars / 4) passes the trigger, every editable entry older than the fresh tail becomes a \`${STUB_TEXT}\` stub through a \`context_edit\` draft (results, call arguments, long texts; ids and names kept, so tool pairing holds). Lossy: no brief, no recall.`,
-		`- Floor (bench/host-replay/floor.ts): the cheapest lossless schedule with perfect hindsight of the native run's request sequence (the units each request sent first, read off its prompts), under the same token estimate, cache rules, cache lifetime and card, with every request at or under window − reserveTokens. A commit folds every unit the previous request carried that is older than a fresh tail of ${count(FLOOR_TAIL_CHARS / 4)} tokens (pi-fold's), user messages excepted, into one ${FLOOR_BRIEF_CHARS}-character brief and re-bills from the first unit it folds; no summaries, no peeks. It uses native's fixed prefix: pi-fold's arm declares one more tool, so its cost / floor reads a little high. The reference is lossy and may go under it.`,
-		`- Sessions: the split between the tuned and held-out sets is fixed in bench/host-replay/sessions.ts; the ladder may be tuned only on the tuned set. Windows: ${preset.windows.map((window) => count(window)).join(", ")}.`,
-		"- Public sessions: none. Bringing one into the checkout would need a download beyond the npm registry, so none was looked for; the two real logs are the repository's own fixtures.",
-		`- \`pi-fold report\` estimate: what \`pi-fold report\`'s "What pi-fold would have saved" says for the same branch, window and Pi compaction settings, as pi-fold's cost over Pi alone (src/cost/projected-savings.ts: Pi's threshold compaction replayed with 1,200-character summaries in both columns, a ladder commit standing in for it where it gets the window under Pi's line as the runtime does; the summarizer's requests and the context tool's declaration billed; failed replies unbilled; message-granular cache model). "estimate − host" is it less the defaults / native column; issue 20 asks for agreement within ${REPORT_AGREEMENT} (a gap past it is in bold). What the report cannot see: the system prompt of a log that recorded no usage (the host sends Pi's, about 1.3k tokens, in both arms), and the words of model briefs (the report keeps deterministic briefs; the host's summarizer is answered with a short text).`,
-		"- Deterministic: everything but the wall-clock column is a function of the sessions and the code (rerun to compare).",
-	];
+/** The out-of-view rows of a result: every scored arm (the sanity arm where it ran). */
+function scoredSession(result: SessionResult): ScoredSession {
+	const arms: ScoredArm[] = [];
+	for (const metrics of result.runs) {
+		const outcome = armOutcome(result, metrics.arm);
+		const score = result.scores[metrics.arm];
+		if (outcome && score) arms.push({ arm: metrics.arm, outcome, charge: score.charge });
+	}
+	return { session: result.session, window: result.window, arms };
 }
 
 /** The result file's body. */
 export function renderHostReplayReport(
 	preset: Preset,
 	results: readonly SessionResult[],
-	context: { command: string; date: string; machine: MachineFacts },
+	context: { command: string; date: string; machine: MachineFacts; missing?: readonly string[] },
 ): string {
 	const arms = preset.arms.map((arm) => arm.name);
-	const sets: SessionSet[] = ["tuned", "held-out"];
 	const lines = [
 		`# Benchmark: host replay (${preset.name} preset)`,
 		"",
-		"Recorded and generated coding sessions replayed message for message in real Pi, offline, every arm side by side.",
+		"Recorded and generated coding sessions replayed message for message in real Pi, offline, every arm side by side; every arm scored for the references its window hid, and charged for getting them back.",
 		"",
 		`- Command: \`${context.command}\``,
 		`- Date: ${context.date}`,
@@ -195,15 +236,47 @@ export function renderHostReplayReport(
 		"Arms:",
 		"",
 		...preset.arms.map((arm) => `- ${arm.name}: ${arm.label}`),
-		"- floor: the cheapest lossless schedule with hindsight (computed, not run)",
-		"",
-		"## Cost ratios",
+		"- floor: the cheapest lossless schedule with hindsight (computed, not run; raw cost)",
 	];
-	for (const set of sets) {
+	if (context.missing && context.missing.length > 0)
+		lines.push("", "Sessions left out (not on this machine):", "", ...context.missing.map((line) => `- ${line}`));
+	for (const set of SETS) {
+		const outcomes = results
+			.filter((result) => result.session.set === set && result.session.origin === "real")
+			.flatMap((result) => sessionOutcome(result) ?? []);
+		if (outcomes.length === 0) continue;
+		const judged = set === "held-out";
+		lines.push(
+			"",
+			judged
+				? "## Targets (held-out real sessions: defaults against native)"
+				: "## Targets on the tuned real sessions (a guide: the targets are judged on the held-out set)",
+			"",
+			...targetLines(`${set} real sessions`, outcomes),
+		);
+	}
+	const sanity = sanityLines(results);
+	if (sanity.length > 0)
+		lines.push("", "## Sanity (Pi alone, nothing compacted: must score 0 out of view)", "", ...sanity);
+	lines.push("", "## Cost ratios (charged for what each window hid; raw beside)");
+	for (const set of SETS) {
 		for (const window of preset.windows) {
 			const chosen = results.filter((result) => result.session.set === set && result.window === window);
 			if (chosen.length === 0) continue;
 			lines.push("", `### ${set} set, ${count(window)}-token window`, "", ...summaryTable(chosen, arms));
+		}
+	}
+	lines.push("", "## Out of view (what each window hid)");
+	for (const set of SETS) {
+		for (const window of preset.windows) {
+			const chosen = results.filter((result) => result.session.set === set && result.window === window);
+			if (chosen.length === 0) continue;
+			lines.push(
+				"",
+				`### Out of view: ${set} set, ${count(window)}-token window`,
+				"",
+				...outOfViewTable(chosen.map(scoredSession)),
+			);
 		}
 	}
 	lines.push("", "## Sessions");

@@ -12,7 +12,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { catalogCacheTtlSeconds, catalogModel, catalogRateCard } from "../../src/cost/catalog.ts";
-import { projectSavings } from "../../src/cost/projected-savings.ts";
+import { chargedCost, projectSavings } from "../../src/cost/projected-savings.ts";
 import { calibrateRequests, sessionRequests } from "../../src/cost/session-requests.ts";
 import type { RateCard } from "../../src/pricing/rate-card.ts";
 import type { LoopbackModelCost } from "../../test/harness/pi-cli.ts";
@@ -22,11 +22,13 @@ import { modelCostOf } from "../agent/run-arm.ts";
 import type { ReportBenchmark } from "../harness.ts";
 import { type FloorResult, floorSchedule } from "./floor.ts";
 import type { LedgerRules } from "./ledger.ts";
-import { floorInput, type RunMetrics, runMetrics, type SessionResult } from "./metrics.ts";
+import { floorInput, type ReportEstimate, type RunMetrics, runMetrics, type SessionResult } from "./metrics.ts";
 import { replayPlan } from "./plan.ts";
 import { renderHostReplayReport } from "./report.ts";
 import { runArm } from "./run-arm.ts";
+import { type RunScore, scoreRun } from "./score.ts";
 import {
+	availableSessions,
 	CACHE_RULES,
 	DEFAULT_PRESET,
 	FLOOR_BRIEF_CHARS,
@@ -51,9 +53,18 @@ export function branchThroughTurns(branch: readonly SessionEntry[], turns: numbe
 }
 
 /** What `pi-fold report` says pi-fold costs over Pi alone on this branch, window and compaction. */
-export async function reportRatio(branch: readonly SessionEntry[], window: number, preset: Preset): Promise<number> {
+export async function reportEstimate(
+	branch: readonly SessionEntry[],
+	window: number,
+	preset: Preset,
+): Promise<ReportEstimate> {
 	const savings = await projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
-	return savings.projected.cost / savings.native.cost;
+	return {
+		raw: savings.projected.cost / savings.native.cost,
+		charged:
+			chargedCost(savings.projected, savings.outOfView.projected) /
+			chargedCost(savings.native, savings.outOfView.native),
+	};
 }
 
 /** The session model's card and the prices the loopback model declares to Pi. */
@@ -104,13 +115,17 @@ export async function runSession(
 	const calibration = calibrateRequests(sessionRequests(replayed));
 	const tokenizer = calibratedTokenizer(calibration.scale);
 	const rules: LedgerRules = { card: pricing.card, cacheRules: CACHE_RULES, ttlSeconds: pricing.ttl, tokenizer };
-	const line = window - preset.piCompaction.reserveTokens;
 	const runs: RunMetrics[] = [];
+	const scores: Record<string, RunScore> = {};
 	let floor: FloorResult | undefined;
 	for (const arm of preset.arms) {
+		// An arm with a window of its own runs once per session, with the preset's first window.
+		if (arm.window !== undefined && window !== preset.windows[0]) continue;
+		const armWindow = arm.window ?? window;
+		const line = armWindow - preset.piCompaction.reserveTokens;
 		const raw = await runArm(plan, {
 			arm,
-			contextWindow: window,
+			contextWindow: armWindow,
 			maxTokens: pricing.maxTokens,
 			modelCost: declaredCost(pricing.card),
 			piCompaction: preset.piCompaction,
@@ -119,6 +134,11 @@ export async function runSession(
 			turnTimeoutMs: preset.turnTimeoutMs,
 		});
 		const metrics = runMetrics(raw, rules, line);
+		if (metrics.failure === undefined)
+			scores[arm.name] = scoreRun(raw, plan, replayed, metrics.ledger, {
+				card: pricing.card,
+				scale: calibration.scale,
+			});
 		runs.push(metrics);
 		onRun(metrics);
 		if (arm.setup.kind === "native")
@@ -140,14 +160,20 @@ export async function runSession(
 		runs,
 		...(floor ? { floor } : {}),
 		calibration,
-		reportRatio: await reportRatio(replayed, window, preset),
+		report: await reportEstimate(replayed, window, preset),
+		scores,
 	};
 }
 
-/** Every session of the preset at every window, in order. */
-export async function runHostReplay(preset: Preset, log: (line: string) => void = () => {}): Promise<SessionResult[]> {
+/** Every session of the preset this checkout can read at every window, in order; `missing` names the others. */
+export async function runHostReplay(
+	preset: Preset,
+	log: (line: string) => void = () => {},
+): Promise<{ results: SessionResult[]; missing: string[] }> {
 	const results: SessionResult[] = [];
-	for (const session of preset.sessions) {
+	const { sessions, missing } = availableSessions(preset.sessions);
+	for (const line of missing) log(`   ${line}`);
+	for (const session of sessions) {
 		for (const window of preset.windows) {
 			results.push(
 				await runSession(session, window, preset, (run) => {
@@ -161,7 +187,7 @@ export async function runHostReplay(preset: Preset, log: (line: string) => void 
 			);
 		}
 	}
-	return results;
+	return { results, missing };
 }
 
 export const hostReplayBench: ReportBenchmark = {
@@ -173,9 +199,9 @@ export const hostReplayBench: ReportBenchmark = {
 	async report(presetName, context) {
 		const preset = PRESETS[presetName];
 		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(PRESETS).join(", ")}`);
-		const results = await runHostReplay(preset, context.log);
+		const { results, missing } = await runHostReplay(preset, context.log);
 		return {
-			body: renderHostReplayReport(preset, results, context),
+			body: renderHostReplayReport(preset, results, { ...context, missing }),
 			file: preset.name === DEFAULT_PRESET ? "host-replay.md" : `host-replay-${preset.name}.md`,
 		};
 	},

@@ -11,8 +11,9 @@
 
 import { catalogRateCard } from "../cost/catalog.ts";
 import { FALLBACK_CARD_NAME } from "../cost/fold-replay.ts";
+import type { ArmScore } from "../cost/out-of-view/arm-score.ts";
 import type { CostParts } from "../cost/price.ts";
-import { mainModel, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
+import { chargedCost, mainModel, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
 import { promptUsageRecorded, type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import { commitReasonText } from "../fold/pi/commit-reasons.ts";
 import { describeUsage } from "../fold/summarizer/summarizer-prompt.ts";
@@ -304,25 +305,45 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 	return lines;
 }
 
+/** The saving once each column pays to fetch back what its window hid (the charged cost), or what pi-fold would cost more. */
+export function chargedSavingLine(nativeCharged: number, projectedCharged: number): string {
+	const saved = nativeCharged - projectedCharged;
+	const share = nativeCharged > 0 ? (Math.abs(saved) / nativeCharged) * 100 : 0;
+	return saved >= 0
+		? `  saving, charged  ${money(saved)} (${share.toFixed(1)}%)`
+		: `  saving, charged  none: pi-fold would have cost ${money(-saved)} (${share.toFixed(1)}%) more, counting the searches and peeks its hidden references need`;
+}
+
 /** "What pi-fold would have saved": Pi alone (its own compaction replayed) vs pi-fold's ladder, one cache model. */
 export function savingsSection(projection: ProjectedSavings): string[] {
-	const { native, projected } = projection;
-	const row = (label: string, a: number, b: number, format: (n: number) => string) =>
-		`  ${label.padEnd(16)} ${format(a).padStart(14)}  ${format(b).padStart(14)}`;
+	const { native, projected, outOfView } = projection;
+	const nativeCharged = chargedCost(native, outOfView.native);
+	const projectedCharged = chargedCost(projected, outOfView.projected);
+	const row = (label: string, a: string, b: string) => `  ${label.padEnd(16)} ${a.padStart(14)}  ${b.padStart(14)}`;
+	const numbers = (label: string, a: number, b: number, format: (n: number) => string) =>
+		row(label, format(a), format(b));
 	const tokens = (n: number) => integer.format(Math.round(n));
+	const hidden = (arm: ArmScore) =>
+		`${integer.format(arm.summary.repliesWithAbsent)} of ${integer.format(arm.summary.replies)}`;
 	const lines = [
 		"What pi-fold would have saved (active branch replayed through Pi's own compaction and through pi-fold's default ladder):",
 		`  ${"".padEnd(16)} ${"Pi alone".padStart(14)}  ${"with pi-fold".padStart(14)}`,
-		row("cost", native.cost, projected.cost, money),
-		row("prompt tokens", native.promptTokens, projected.promptTokens, tokens),
-		row("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
-		row("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
-		row("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
+		numbers("cost", native.cost, projected.cost, money),
+		numbers("charged cost", nativeCharged, projectedCharged, money),
+		row("hidden from", hidden(outOfView.native), hidden(outOfView.projected)),
+		numbers("prompt tokens", native.promptTokens, projected.promptTokens, tokens),
+		numbers("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
+		numbers("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
+		numbers("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
 		savingLine(projection),
+		chargedSavingLine(nativeCharged, projectedCharged),
 		`  model            ${projection.mainModelKey}, priced with the ${projection.card} card, prefix cache ${cacheText(projection)}`,
 		`  Pi alone         ${nativeText(native)}`,
 		`  with pi-fold     ${foldText(projected, projection.declarationTokens)}`,
 		"                   (both columns modelled the same way, so they differ only in what was sent)",
+		"  charged          the cost plus, for each reply that referred to something its request did not show",
+		'                   ("hidden from": replies), one search and one peek per earlier message it came from,',
+		"                   each a further request re-sending the prompt; the same rule for both columns",
 	];
 	if (native.fallbackPriced > 0)
 		lines.push(

@@ -18,6 +18,7 @@
  * branch grows, so a replay is linear in the branch plus the windows sent.
  */
 
+import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import type { PrepareHint } from "../fold/engine/automatic.ts";
@@ -81,6 +82,9 @@ export interface PiThreshold {
 	/** Working directory the summarizer's fact lines are relative to. */
 	cwd: string;
 }
+
+/** Sees each request a replay makes: the recorded reply's entry id and the messages the engine sent for it. */
+export type RequestObserver = (entryId: string, messages: readonly AgentMessage[]) => void;
 
 /** Card for a model the catalog does not know: the spec's measured card (the report says when it was used). */
 export const FALLBACK_CARD_NAME = "gpt-5.6";
@@ -190,7 +194,7 @@ function replayStore(): FoldStore {
  * ladder, without the fence. With `pi`, Pi's threshold compaction runs where
  * Pi checks it: with the ladder, a forced commit that gets the window under
  * Pi's line cancels it (the runtime's `session_before_compact`), else Pi
- * compacts the replayed branch.
+ * compacts the replayed branch. `observe` sees each request's messages as sent.
  */
 export async function replayBranch(
 	recorded: readonly SessionEntry[],
@@ -198,6 +202,7 @@ export async function replayBranch(
 	options: ResolvedOptions,
 	hostFor: HostFor,
 	pi?: PiThreshold,
+	observe?: RequestObserver,
 ): Promise<ReplayResult> {
 	const engine = new FoldEngine(options);
 	// A replay is never peeked: each fold's source is accounted for and let go, not kept in memory.
@@ -230,11 +235,20 @@ export async function replayBranch(
 		if (fence) result.fenceCommits++;
 	};
 	let lastHost: HostFacts | undefined;
+	// Pi's first threshold check shows the runtime Pi's reserve (`session_before_compact`): its budget follows.
+	let shownReserve = false;
+	const hostAt: HostFor = (entry) => {
+		const host = hostFor(entry);
+		if (!pi || !shownReserve) return host;
+		const line = pi.settings.contextWindow - pi.settings.reserveTokens;
+		return { ...host, budget: Math.min(host.budget ?? line, line) };
+	};
 	const threshold = async (entry: SessionEntry): Promise<void> => {
 		if (!pi || !piChecksBefore(entry, engine.entries)) return;
 		const line = pi.settings.contextWindow - pi.settings.reserveTokens;
 		if (piContextTokens(engine.entries, pi.calibration) <= line) return;
-		const host = entry.type === "message" && entry.message.role === "assistant" ? hostFor(entry) : lastHost;
+		shownReserve = true;
+		const host = entry.type === "message" && entry.message.role === "assistant" ? hostAt(entry) : lastHost;
 		if (policy === "ladder" && host) {
 			// The runtime's `session_before_compact`: a lossless commit under Pi's line cancels Pi's compaction.
 			const commit = await engine.commit(host, { force: "threshold", under: line });
@@ -258,7 +272,7 @@ export async function replayBranch(
 		sink: appendSink(),
 		beforeEntry: threshold,
 		...(summarizer ? { onPrepare: (hint: PrepareHint) => summarizer.prepare(hint) } : {}),
-		hostFor,
+		hostFor: hostAt,
 		decide:
 			typeof policy === "string"
 				? policy === "ladder"
@@ -269,7 +283,7 @@ export async function replayBranch(
 						if (folds > 0) counted(folds, false);
 					},
 		onRequest: (entry, messages, outcome) => {
-			lastHost = hostFor(entry);
+			lastHost = hostAt(entry);
 			if (outcome.rewrite) {
 				result.rewrites++;
 				if (outcome.rewrite.causes.length === 0) result.unattributed++;
@@ -277,6 +291,7 @@ export async function replayBranch(
 			result.peakEstimate = Math.max(result.peakEstimate, outcome.tokens);
 			const reply = (entry as Extract<SessionEntry, { type: "message" }>).message as AssistantMessage;
 			result.requests.push(requestOf(reply, entry.id, messages.map(toPrompt)));
+			observe?.(entry.id, messages);
 		},
 		onCommit: counted,
 	});

@@ -139,7 +139,11 @@ export function priceSession(card: RateCard, usages: readonly TokenUsage[]): Ses
  * read; the fresh rest is billed as input or as a cache write, as the card's
  * provider does; output is whatever the caller knows the request produced.
  */
-export function simulatedUsage(card: RateCard, request: CachedRequest, output: number): TokenUsage {
+export function simulatedUsage(
+	card: RateCard,
+	request: Pick<CachedRequest, "cachedTokens" | "freshTokens">,
+	output: number,
+): TokenUsage {
 	const fresh = request.freshTokens;
 	return card.freshInputBilling === "cacheWrite"
 		? { input: 0, cacheRead: request.cachedTokens, cacheWrite: fresh, output }

@@ -24,6 +24,7 @@ import {
 	replayNativeCompaction,
 	summariesCost,
 } from "./native-replay.ts";
+import { type ArmScore, armEvents, projectionCollector, scoreArm, sentCollector } from "./out-of-view/arm-score.ts";
 import { type PrefixCacheOptions, simulatePrefixCache } from "./prefix-cache.ts";
 import { priceRequest, simulatedUsage } from "./price.ts";
 import {
@@ -96,7 +97,8 @@ export interface ProjectedSavings {
 	recorded: ModelledSequence;
 	/**
 	 * What Pi alone would have sent (the baseline "saved" is measured against): the recorded
-	 * branch with Pi's threshold compaction replayed where the log has none, its summaries billed.
+	 * branch with Pi's threshold compaction replayed where the log has none (at a window the caller
+	 * names, replayed afresh in place of the log's), its summaries billed.
 	 */
 	native: ModelledSequence & { compactions: number; summaries: number; settings: NativeCompaction };
 	/** Name of the card the main model's requests were priced with. */
@@ -118,6 +120,26 @@ export interface ProjectedSavings {
 	commitRequests: number[];
 	/** Rewrites the replay could not attribute (0 unless the mirror drifted from the runtime). */
 	unattributed: number;
+	/**
+	 * What each column's window hid from the replies it served (out-of-view references), and the
+	 * charge for getting it back (cost/out-of-view/charge.ts), the same rule for both.
+	 */
+	outOfView: { native: ArmScore; projected: ArmScore };
+}
+
+/** A column's cost with its hidden references charged. */
+export function chargedCost(sequence: { cost: number }, arm: ArmScore): number {
+	return sequence.cost + arm.charge.cost;
+}
+
+/** Prompt tokens of each request by the entry id of the reply it produced. */
+function promptTokensByEntry(requests: readonly SessionRequest[], sequence: ModelledSequence): Map<string, number> {
+	const out = new Map<string, number>();
+	requests.forEach((request, index) => {
+		const row = sequence.requests[index];
+		if (row) out.set(request.entryId, row.promptTokens);
+	});
+	return out;
 }
 
 /** The cache model a log is priced under: its main model's catalog time-to-live, a 1,024-token minimum. */
@@ -232,7 +254,8 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
  * Replay the active branch through pi-fold's default ladder and through Pi's own compaction,
  * and price the sequences. `compaction` overrides Pi's settings (default: the main model's
  * catalog window, Pi's default reserve and kept tail, a summary of realistic size); a
- * `contextWindow` given there is the ladder's serving budget too.
+ * `contextWindow` given there is the ladder's serving budget too, and Pi alone meets its
+ * threshold afresh at it (the log's own compactions were made at another window).
  */
 export async function projectSavings(
 	branch: readonly SessionEntry[],
@@ -259,14 +282,28 @@ export async function projectSavings(
 	const options = resolveOptions();
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
-	const ladder = await replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd });
-	const replayed = replayNativeCompaction(branch, settings, calibration);
+	const sent = sentCollector();
+	const ladder = await replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd }, sent.observe);
+	// Pi alone keeps the log's compactions (what Pi did) at the log's own window; asked about another
+	// window, it meets Pi's threshold afresh too: compactions made at one window are not facts of another,
+	// and their summaries' words would hide less than a replayed compaction's (the charged cost reads them).
+	const replayed = replayNativeCompaction(window === undefined ? branch : unfolded, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
-	const nativeSequence = modelSequence(sessionRequests(replayed.branch), calibration, cache);
+	const nativeRequests = sessionRequests(replayed.branch);
+	const nativeSequence = modelSequence(nativeRequests, calibration, cache);
 	const summaryCost = summariesCost(replayed.summaries, card);
 	// Every request pi-fold shapes also carries its tool's declaration and prompt line.
 	const declared = declarationTokens(options, calibration);
 	const projected = modelSequence(ladder.requests, calibration, cache, declared);
+	const rules = { card, scale: calibration.scale };
+	const outOfView = {
+		native: scoreArm(
+			armEvents(branch, projectionCollector(replayed.branch)),
+			rules,
+			promptTokensByEntry(nativeRequests, nativeSequence),
+		),
+		projected: scoreArm(armEvents(branch, sent), rules, promptTokensByEntry(ladder.requests, projected)),
+	};
 	return {
 		mainModelKey,
 		calibration,
@@ -293,5 +330,6 @@ export async function projectSavings(
 		folds: ladder.folds,
 		commitRequests: ladder.commitRequests,
 		unattributed: ladder.unattributed,
+		outOfView,
 	};
 }
