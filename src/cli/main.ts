@@ -59,8 +59,9 @@ const USAGE = `Usage: pi-fold <command> [options]
 
 Commands:
   report [options] [session.jsonl]   Summarize a Pi session file; "pi-fold report --help" for options
-  verify [--json] <session.jsonl>    Check fold records, state and the fold store; exit 1 on any defect
-  gc [--apply] <session.jsonl>       List (with --apply, remove) fold store blobs nothing references
+  verify [--json] <session.jsonl>    Check fold records, state and every blob the store keeps; exit 1 on any defect
+  gc [--apply] [--grace <minutes>] <session.jsonl>
+                                     List (with --apply, remove) fold store files nothing references
   help [command]                     Show this help, or a command's
   version                            Show the version
 

@@ -10,6 +10,7 @@ import { evidenceReferences } from "../../../src/fold/store/evidence.ts";
 import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";
 import { verifySession } from "../../../src/fold/store/verify.ts";
 import { sha256Hex } from "../../../src/session/canonical.ts";
+import { zeroUsage } from "../../fixtures/common.ts";
 
 const artifact = new TextEncoder().encode('{"content":[{"type":"text","text":"a large MCP result"}]}');
 const hash = sha256Hex(artifact);
@@ -29,14 +30,7 @@ function session(text: string): SessionEntry[] {
 				api: "faux",
 				provider: "faux",
 				model: "faux-1",
-				usage: {
-					input: 0,
-					output: 0,
-					cacheRead: 0,
-					cacheWrite: 0,
-					totalTokens: 0,
-					cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-				},
+				usage: zeroUsage(),
 				stopReason: "toolUse",
 				timestamp: 1,
 			},
