@@ -5,6 +5,7 @@ import type { Benchmark, ReportBenchmark } from "./harness.ts";
 import { hostReplayQuickBench } from "./host-replay/quick.ts";
 import { hostReplayBench } from "./host-replay/suite.ts";
 import { storeBench } from "./store/suite.ts";
+import { commitCostBench } from "./suites/commit-cost.ts";
 import { compactionBench } from "./suites/compaction.ts";
 import { foldBench } from "./suites/fold.ts";
 import { prefixCacheBench } from "./suites/prefix-cache.ts";
@@ -31,4 +32,5 @@ export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [
 	hostReplayQuickBench,
 	survivalBench,
 	storeBench,
+	commitCostBench,
 ];

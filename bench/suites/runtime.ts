@@ -22,7 +22,6 @@ import { FoldEngine } from "../../src/fold/engine/engine.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { rebuildState } from "../../src/fold/state/state.ts";
 import { type BenchCase, type Benchmark, type BenchRatio, median } from "../harness.ts";
-import { timeCommitCost } from "../runtime/commit-cost.ts";
 import { type FoldedFixture, foldedFixture, RAW_TAIL_CHAPTERS, RECENT_ROOTS } from "../runtime/fixtures.ts";
 import { timeRealRuntime } from "../runtime/real-runtime.ts";
 import { boundaryStep, engineOn, requestPath } from "../runtime/request-path.ts";
@@ -32,8 +31,6 @@ import { compactionBench } from "./compaction.ts";
 
 /** Branch sizes the issue names. */
 export const RUNTIME_SIZES = [1_000, 5_000, 10_000, 20_000] as const;
-/** One more size for the consolidation's cost and the store's size (issue 28.4: 5k, 20k and 50k). */
-export const COMMIT_COST_EXTRA_SIZE = 50_000;
 /** Requests timed through the real adapter per size. */
 export const REAL_RUNTIME_RUNS = 21;
 /** Forced commits timed per size (each on a fresh engine). */
@@ -165,19 +162,8 @@ export const runtimeBench: Benchmark = {
 		);
 		facts.push(
 			"",
-			"The session file beside its fold store, and the ladder's long-session commit (`bench/runtime/commit-cost.ts`): on each fixture with every fold's source stored as the runtime stores it, a consolidation of every visible fold outside the raw tail is planned (source bytes, SHA-256, deterministic brief) and its source stored. The store writes the runs between children and a part list; the plan still reads every entry it covers:",
-			"",
-			"| entries (generated) | branch entries | session file | fold store | store ÷ session | consolidation | source bytes | store wrote | plan | store put |",
-			"| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+			"The ladder's long-session commit and the fold store beside the session file: `npm run bench -- commit-cost` (bench/results/commit-cost.md).",
 		);
-		const costSizes = [...fixtures, foldedFixture(COMMIT_COST_EXTRA_SIZE, options, HOST_CWD)];
-		for (const fixture of costSizes) {
-			const cost = await timeCommitCost(fixture, options, HOST_CWD);
-			facts.push(
-				`| ${integer.format(cost.generatedEntries)} | ${integer.format(cost.branchEntries)} | ${mib(cost.sessionBytes)} | ${mib(cost.storeBytes)} | ${(cost.storeBytes / cost.sessionBytes).toFixed(2)}× | ${cost.joined} folds, ${integer.format(cost.leafEntries)} entries | ${integer.format(cost.sourceBytes)} | ${integer.format(cost.writtenBytes)} | ${ms(cost.planMs)} ms | ${ms(cost.storeMs)} ms |`,
-			);
-		}
-		costSizes.length = 0;
 		const largest = fixtures.at(-1);
 		if (largest) {
 			const resume = await timeResume(largest.branch, RESUME_RUNS, largest.writeStore);
