@@ -178,3 +178,17 @@ export async function timeResume(
 		await provider.close();
 	}
 }
+
+/** The resume table both benchmarks print: each arm until the first request and over the whole run, and their ratio. */
+export function resumeTable(resume: ResumeTiming): string[] {
+	const { withPiFold: fold, piAlone: alone } = resume;
+	const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
+	const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+	return [
+		"| arm | until the first request | peak RSS then | whole run | peak RSS |",
+		"| --- | ---: | ---: | ---: | ---: |",
+		`| Pi alone | ${alone.firstRequestSeconds.toFixed(2)} s | ${mib(alone.firstRequestRssKiB)} | ${alone.seconds.toFixed(2)} s | ${mib(alone.maxRssKiB)} |`,
+		`| Pi with pi-fold | ${fold.firstRequestSeconds.toFixed(2)} s | ${mib(fold.firstRequestRssKiB)} | ${fold.seconds.toFixed(2)} s | ${mib(fold.maxRssKiB)} |`,
+		`| ratio | ${ratio(fold.firstRequestSeconds, alone.firstRequestSeconds)} | ${ratio(fold.firstRequestRssKiB, alone.firstRequestRssKiB)} | ${ratio(fold.seconds, alone.seconds)} | ${ratio(fold.maxRssKiB, alone.maxRssKiB)} |`,
+	];
+}

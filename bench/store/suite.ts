@@ -17,7 +17,7 @@ import { FOLD_STORE_DIR_SUFFIX } from "../../src/fold/store/store-file.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { ARMS, PRESETS } from "../agent/presets.ts";
 import { runArm } from "../agent/run-arm.ts";
-import type { MachineFacts, ReportBenchmark } from "../harness.ts";
+import { type MachineFacts, type ReportBenchmark, reportContextLines } from "../harness.ts";
 
 /** The two scales of a preset, smaller first, and the window they run in. */
 interface StorePreset {
@@ -136,10 +136,7 @@ function render(
 		"",
 		"How the fold store grows with the session (issue 28): the agent benchmark's staged workload in real Pi, pi-fold's defaults, Pi's compaction on, at two scales; the session file and its store measured after each run.",
 		"",
-		`- Command: \`${context.command}\``,
-		`- Date: ${context.date}`,
-		`- Machine: ${context.machine.cpu}, ${context.machine.cores} cores, ${context.machine.memoryGiB} GiB, ${context.machine.platform}`,
-		`- Node: ${context.machine.node}; 1-minute load average at start: ${context.machine.loadAverage}`,
+		...reportContextLines(context),
 		`- Workload: ${preset.scales.join(" and ")} stages of 24–48 KB (the agent benchmark's full-preset stage sizes), seed ${preset.seed}, one user turn; contextWindow ${integer.format(preset.contextWindow)}, maxTokens ${integer.format(preset.maxTokens)}; Pi's compaction on with its defaults; arm \`defaults\` (the agent never folds; the ladder does).`,
 		"",
 		"| stages | entries | session file | store | store ÷ session | blobs | part lists | unreferenced (gc, no grace) | verify | verify time | run time |",

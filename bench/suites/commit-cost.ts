@@ -11,10 +11,10 @@
  */
 
 import { resolveOptions } from "../../src/fold/options.ts";
-import type { ReportBenchmark } from "../harness.ts";
+import { type ReportBenchmark, reportContextLines } from "../harness.ts";
 import { timeCommitCost } from "../runtime/commit-cost.ts";
 import { foldedFixture } from "../runtime/fixtures.ts";
-import { timeResume } from "../runtime/resume.ts";
+import { resumeTable, timeResume } from "../runtime/resume.ts";
 
 interface CommitCostPreset {
 	sizes: readonly number[];
@@ -61,16 +61,12 @@ export const commitCostBench: ReportBenchmark = {
 		const resume = await timeResume(largest.branch, preset.resumeRuns, largest.writeStore);
 		const { withPiFold: fold, piAlone: alone } = resume;
 		const whole = fold.seconds / alone.seconds;
-		const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 		const body = [
 			"# Benchmark: commit cost",
 			"",
 			"What the ladder's long-session commit costs as the session grows, the fold store beside the session file, and the whole `pi -p hi` run on the largest fixture (issue 28.4).",
 			"",
-			`- Command: \`${context.command}\``,
-			`- Date: ${context.date}`,
-			`- Machine: ${context.machine.cpu}, ${context.machine.cores} cores, ${context.machine.memoryGiB} GiB, ${context.machine.platform}`,
-			`- Node: ${context.machine.node}; 1-minute load average at start: ${context.machine.loadAverage}`,
+			...reportContextLines(context),
 			"",
 			"On each fixture, with every fold's source stored as the runtime stores it, a consolidation of every visible fold outside the raw tail is planned (source bytes, SHA-256, deterministic brief) and its source stored. The store writes the runs between children and a part list; the plan still reads every entry it covers (canonical lines memoized per entry):",
 			"",
@@ -82,11 +78,7 @@ export const commitCostBench: ReportBenchmark = {
 			"",
 			`\`pi --session <file> -p hi\`, loopback provider, medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`); the pi-fold arm opens a fresh copy of the fold store written for it:`,
 			"",
-			"| arm | until the first request | peak RSS then | whole run | peak RSS |",
-			"| --- | ---: | ---: | ---: | ---: |",
-			`| Pi alone | ${alone.firstRequestSeconds.toFixed(2)} s | ${mib(alone.firstRequestRssKiB * 1024)} | ${alone.seconds.toFixed(2)} s | ${mib(alone.maxRssKiB * 1024)} |`,
-			`| Pi with pi-fold | ${fold.firstRequestSeconds.toFixed(2)} s | ${mib(fold.firstRequestRssKiB * 1024)} | ${fold.seconds.toFixed(2)} s | ${mib(fold.maxRssKiB * 1024)} |`,
-			`| ratio | ${ratio(fold.firstRequestSeconds, alone.firstRequestSeconds)} | ${ratio(fold.firstRequestRssKiB, alone.firstRequestRssKiB)} | ${ratio(fold.seconds, alone.seconds)} | ${ratio(fold.maxRssKiB, alone.maxRssKiB)} |`,
+			...resumeTable(resume),
 			"",
 			"## Target (issue 28)",
 			"",

@@ -25,7 +25,7 @@ import { type BenchCase, type Benchmark, type BenchRatio, median } from "../harn
 import { type FoldedFixture, foldedFixture, RAW_TAIL_CHAPTERS, RECENT_ROOTS } from "../runtime/fixtures.ts";
 import { timeRealRuntime } from "../runtime/real-runtime.ts";
 import { boundaryStep, engineOn, requestPath } from "../runtime/request-path.ts";
-import { timeResume } from "../runtime/resume.ts";
+import { resumeTable, timeResume } from "../runtime/resume.ts";
 import { timeStore } from "../runtime/store-throughput.ts";
 import { compactionBench } from "./compaction.ts";
 
@@ -167,17 +167,11 @@ export const runtimeBench: Benchmark = {
 		const largest = fixtures.at(-1);
 		if (largest) {
 			const resume = await timeResume(largest.branch, RESUME_RUNS, largest.writeStore);
-			const { withPiFold: fold, piAlone: alone } = resume;
-			const ratio = (a: number, b: number) => `${(a / b).toFixed(3)}×`;
 			facts.push(
 				"",
 				`Resume in real Pi (\`pi --session <file> -p hi\`, loopback provider, the ${integer.format(largest.generatedEntries)}-entry fixture: ${integer.format(largest.branch.length)} branch entries), medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`). "Until the first request": from spawn until the provider receives the request, and Pi's peak resident memory at that moment (what a person waits for on resume); "whole run": until Pi exits, which adds what the boundaries after the reply do (the ladder's commit, when it decides one):`,
 				"",
-				"| arm | until the first request | peak RSS then | whole run | peak RSS |",
-				"| --- | ---: | ---: | ---: | ---: |",
-				`| Pi alone | ${alone.firstRequestSeconds.toFixed(2)} s | ${mib(alone.firstRequestRssKiB * 1024)} | ${alone.seconds.toFixed(2)} s | ${mib(alone.maxRssKiB * 1024)} |`,
-				`| Pi with pi-fold | ${fold.firstRequestSeconds.toFixed(2)} s | ${mib(fold.firstRequestRssKiB * 1024)} | ${fold.seconds.toFixed(2)} s | ${mib(fold.maxRssKiB * 1024)} |`,
-				`| ratio | ${ratio(fold.firstRequestSeconds, alone.firstRequestSeconds)} | ${ratio(fold.firstRequestRssKiB, alone.firstRequestRssKiB)} | ${ratio(fold.seconds, alone.seconds)} | ${ratio(fold.maxRssKiB, alone.maxRssKiB)} |`,
+				...resumeTable(resume),
 			);
 		}
 		for (let i = 1; i < RUNTIME_SIZES.length; i++) {
