@@ -4,6 +4,8 @@ import { agentBench } from "./agent/suite.ts";
 import type { Benchmark, ReportBenchmark } from "./harness.ts";
 import { hostReplayQuickBench } from "./host-replay/quick.ts";
 import { hostReplayBench } from "./host-replay/suite.ts";
+import { storeBench } from "./store/suite.ts";
+import { commitCostBench } from "./suites/commit-cost.ts";
 import { compactionBench } from "./suites/compaction.ts";
 import { foldBench } from "./suites/fold.ts";
 import { prefixCacheBench } from "./suites/prefix-cache.ts";
@@ -29,4 +31,6 @@ export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [
 	hostReplayBench,
 	hostReplayQuickBench,
 	survivalBench,
+	storeBench,
+	commitCostBench,
 ];

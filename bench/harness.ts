@@ -138,6 +138,17 @@ export interface MachineFacts {
 	loadAverage: number;
 }
 
+/** The lines a report benchmark's results file opens with after its title and summary: command, date, machine, Node and load. */
+export function reportContextLines(context: { command: string; date: string; machine: MachineFacts }): string[] {
+	const { machine } = context;
+	return [
+		`- Command: \`${context.command}\``,
+		`- Date: ${context.date}`,
+		`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}`,
+		`- Node: ${machine.node}; 1-minute load average at start: ${machine.loadAverage}`,
+	];
+}
+
 export function machineFacts(): MachineFacts {
 	const list = cpus();
 	return {

@@ -5,7 +5,8 @@
  * the figures `pi-fold report` prints for the bundled real logs (read from
  * bench/results/report.md, report-figures.ts), what a Pi start costs with
  * pi-fold's bundle and sources (bench/results/startup.md, startup-figures.ts),
- * the settings
+ * the fold store's size against the session file (bench/results/store.md,
+ * store-figures.ts), the settings
  * reference (src/settings/reference.ts, over the option table) and the
  * command list (the names and subcommands the package registers). `npm run
  * readme` rewrites them; test/readme.test.ts fails when README.md differs.
@@ -19,6 +20,7 @@ import { settingsReference } from "../src/settings/reference.ts";
 import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures, hostReplayJudgement } from "./host-replay-figures.ts";
 import { REPORT_RESULTS, reportFigures } from "./report-figures.ts";
 import { STARTUP_RESULTS, startupFigures } from "./startup-figures.ts";
+import { STORE_RESULTS, storeFigures } from "./store-figures.ts";
 
 function figuresSection(root: string): string {
 	const rows = reportFigures(readFileSync(join(root, REPORT_RESULTS), "utf8")).map(
@@ -41,6 +43,23 @@ function startupSection(root: string): string {
 		`What a start costs (\`pi -p hi\` on a new session, until the first request): Pi alone ${item.alone} s; pi-fold adds **${item.bundleAdds} s** from its bundle and **${item.sourcesAdds} s** from its sources, of which the content check is ${item.checkMs} ms.`,
 		"",
 		`*Generated from [\`${STARTUP_RESULTS}\`](${STARTUP_RESULTS}) (\`npm run bench -- startup\`: medians of ${item.runs} runs per arm, the arms in turn; the machine's load average was ${item.load} at the start of the run, so read the differences, not the absolute times).*`,
+	].join("\n");
+}
+
+/** The fold store's size against the session file at the store benchmark's two scales, and issue 28's targets; `link` is the results file as the page links it. */
+function storeSection(root: string, link = STORE_RESULTS): string {
+	const item = storeFigures(readFileSync(join(root, STORE_RESULTS), "utf8"));
+	return [
+		"| stage workload | entries | session file | fold store | store ÷ session | `pi-fold verify` |",
+		"| ---: | ---: | ---: | ---: | ---: | --- |",
+		...item.scales.map(
+			(scale) =>
+				`| ${scale.stages} stages | ${scale.entries} | ${scale.session} | ${scale.store} | **${scale.ratio}** | ${scale.verify} |`,
+		),
+		"",
+		...item.targets.map((line) => `- ${line}`),
+		"",
+		`*Generated from [\`${STORE_RESULTS}\`](${link}) (run of ${item.date}; \`npm run bench -- store --preset full\`, then \`npm run readme\`): real Pi 1.6.0, the agent benchmark's staged workload (24–48 KB tool results) at a 64k window, pi-fold's defaults, Pi's compaction on. Before part lists the same workload kept a store 20.2× its session file at ~3,000 entries (issue 28).*`,
 	].join("\n");
 }
 
@@ -82,11 +101,12 @@ function commandsSection(): string {
 	].join("\n");
 }
 
-/** docs/benchmarks.md's generated sections: the real-host replay's targets and cost ratios, from its results file. */
+/** docs/benchmarks.md's generated sections: the real-host replay's targets and cost ratios and the store's size, from their results files. */
 export function benchmarkDocSections(root: string): Record<string, string> {
 	const markdown = readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8");
 	const date = hostReplayDate(markdown);
 	return {
+		store: storeSection(root, `../${STORE_RESULTS}`),
 		"host-replay-judgement": [
 			`*Generated from [\`${HOST_REPLAY_RESULTS}\`](../${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""} by \`npm run readme\`; \`npm run figures\` reruns the benchmarks and rewrites it.*`,
 			"",
@@ -101,6 +121,7 @@ export function readmeSections(root: string): Record<string, string> {
 		headline: headlineSection(root),
 		figures: figuresSection(root),
 		startup: startupSection(root),
+		store: storeSection(root),
 		settings: settingsReference(),
 		commands: commandsSection(),
 	};

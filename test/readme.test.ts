@@ -13,6 +13,7 @@ import { HOST_REPLAY_RESULTS, hostReplayFigures } from "../scripts/host-replay-f
 import { benchmarkDocSections, readmeSections, withSections } from "../scripts/readme-sections.ts";
 import { REPORT_RESULTS, reportFigures } from "../scripts/report-figures.ts";
 import { STARTUP_RESULTS, startupFigures } from "../scripts/startup-figures.ts";
+import { STORE_RESULTS, storeFigures } from "../scripts/store-figures.ts";
 import { TOOL_ACTIONS } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { registerPiFold } from "../src/index.ts";
@@ -89,6 +90,26 @@ describe("README", () => {
 		);
 		expect(() => startupFigures("# Benchmark: startup\n")).toThrow(
 			/startup\.md: no table under .*npm run bench -- startup/,
+		);
+	});
+
+	it("says how large the fold store is against the session file, and issue 28's targets, as the store results hold them", () => {
+		const markdown = readFileSync(join(ROOT, STORE_RESULTS), "utf8");
+		const figures = storeFigures(markdown);
+		const section = README.slice(
+			README.indexOf("<!-- generated:store -->"),
+			README.indexOf("<!-- /generated:store -->"),
+		);
+		expect(figures.scales.map((scale) => scale.stages)).toEqual(["120", "480"]);
+		for (const scale of figures.scales)
+			expect(section).toContain(
+				`| ${scale.stages} stages | ${scale.entries} | ${scale.session} | ${scale.store} | **${scale.ratio}** |`,
+			);
+		// Only the target lines, not the method's bullets that follow them.
+		expect(figures.targets).toHaveLength(2);
+		for (const target of figures.targets) expect(section).toContain(`- ${target}`);
+		expect(() => storeFigures("# Benchmark: store\n")).toThrow(
+			/store\.md: no table of "stages".*npm run bench -- store --preset full/,
 		);
 	});
 

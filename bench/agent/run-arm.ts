@@ -86,8 +86,13 @@ function readStatus(file: string): { ok: boolean; message?: string } | undefined
 	return JSON.parse(readFileSync(file, "utf8")) as { ok: boolean; message?: string };
 }
 
-/** Run one arm on one seed. */
-export async function runArm(preset: Preset, arm: ArmSpec, seed: number): Promise<RawRun> {
+/** Run one arm on one seed; `inspect` reads what the run left (its session file) before the sandbox goes. */
+export async function runArm(
+	preset: Preset,
+	arm: ArmSpec,
+	seed: number,
+	inspect?: (sessionFile: string) => Promise<void>,
+): Promise<RawRun> {
 	const workload: Workload = presetWorkload(preset, seed);
 	const card = presetCard(preset);
 	let agent = initialAgentState(workload, arm.marking);
@@ -129,6 +134,8 @@ export async function runArm(preset: Preset, arm: ArmSpec, seed: number): Promis
 		const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
 		const files = findSessionFiles(sandbox);
 		const entries = files.length > 0 ? readSessionFile(files[files.length - 1] ?? "").slice(1) : [];
+		const last = files.at(-1);
+		if (inspect && last !== undefined) await inspect(last);
 		const unattributed = result.stderr.split("\n").filter((line) => line.includes(UNATTRIBUTED_MARK)).length;
 		return {
 			arm: arm.name,

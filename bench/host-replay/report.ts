@@ -7,7 +7,7 @@
  */
 
 import { median } from "../../src/cost/out-of-view/summary.ts";
-import type { MachineFacts } from "../harness.ts";
+import { type MachineFacts, reportContextLines } from "../harness.ts";
 import type { RunMetrics, SessionResult } from "./metrics.ts";
 import { outOfViewTable, type ScoredArm, type ScoredSession } from "./out-of-view-table.ts";
 import { methodNotes } from "./report-method.ts";
@@ -228,10 +228,7 @@ export function renderHostReplayReport(
 		"",
 		"Recorded and generated coding sessions replayed message for message in real Pi, offline, every arm side by side; every arm scored for the references its window hid, and charged for getting them back.",
 		"",
-		`- Command: \`${context.command}\``,
-		`- Date: ${context.date}`,
-		`- Machine: ${context.machine.cpu}, ${context.machine.cores} cores, ${context.machine.memoryGiB} GiB, ${context.machine.platform}`,
-		`- Node: ${context.machine.node}; 1-minute load average at start: ${context.machine.loadAverage}`,
+		...reportContextLines(context),
 		"",
 		"Arms:",
 		"",

@@ -18,12 +18,20 @@ import { appendSink } from "../../src/cost/fold-replay.ts";
 import { FoldEngine } from "../../src/fold/engine/engine.ts";
 import { consolidateFolds, createFold } from "../../src/fold/lattice/lattice.ts";
 import { MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice-rules.ts";
-import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
+import {
+	emptyLattice,
+	type FoldLattice,
+	type FoldRecord,
+	isRefusal,
+	leafEntryIds,
+	sourcePieces,
+} from "../../src/fold/lattice/records.ts";
 import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/lattice/units.ts";
 import type { ResolvedOptions } from "../../src/fold/options.ts";
 import { MAX_VISIBLE_FOLDS } from "../../src/fold/policy/ladder.ts";
 import { emptyFoldState, persistChange } from "../../src/fold/state/state.ts";
-import { canonicalJson } from "../../src/session/canonical.ts";
+import { type FoldStore, putFoldSource } from "../../src/fold/store/store.ts";
+import { canonicalJson, canonicalPieces } from "../../src/session/canonical.ts";
 import { generateSession } from "../generate.ts";
 
 /** Chapter folds left beside the consolidation: one fewer than makes consolidation eligible again. */
@@ -40,6 +48,12 @@ export interface FoldedFixture {
 	folds: number;
 	/** Collapsed folds whose brief shows. */
 	visibleFolds: number;
+	/**
+	 * Store every fold's source as the runtime does (children first; a fold
+	 * with children as a part list over theirs), so a resumed session finds
+	 * the store a real one has. Returns the bytes written.
+	 */
+	writeStore(store: FoldStore): Promise<number>;
 }
 
 /**
@@ -95,12 +109,29 @@ export function foldedFixture(entries: number, options: ResolvedOptions, cwd = "
 			fold.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : [])),
 		),
 	);
+	const folded = lattice;
+	const writeStore = async (store: FoldStore): Promise<number> => {
+		let written = 0;
+		const entryAt = (id: string) => raw[view.indexById.get(id) ?? -1];
+		const leaves = (id: string) => {
+			const ids = leafEntryIds(folded, id);
+			return isRefusal(ids) ? undefined : ids.map((leaf) => entryAt(leaf) as SessionEntry);
+		};
+		for (const record of folded.folds.values()) {
+			const pieces = sourcePieces(record.parts, leaves, entryAt);
+			if (!pieces) throw new Error(`runtime fixture: fold ${record.id} does not resolve`);
+			const { bytes: source, cuts } = canonicalPieces(pieces);
+			written += (await putFoldSource(store, record.sourceHash, { source, sourceCuts: cuts })).written;
+		}
+		return written;
+	};
 	return {
 		branch,
 		generatedEntries: raw.length,
 		bytes,
 		folds: lattice.folds.size,
 		visibleFolds: [...lattice.folds.keys()].filter((id) => !children.has(id)).length,
+		writeStore,
 	};
 }
 

@@ -7,13 +7,16 @@
  * `/proc`), which is what a person waits for; and the whole run (GNU time's
  * elapsed and maximum resident set size), which adds what the first
  * boundaries do after the reply (a commit, when the ladder decides one).
- * Each run gets a fresh copy of the file (a run appends to it); the two arms
- * alternate, so both see the same machine state.
+ * Each run gets a fresh copy of the file (a run appends to it) and of the
+ * fold store written for it; the two arms alternate, so both see the same
+ * machine state.
  */
 
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { FoldStore } from "../../src/fold/store/store.ts";
+import { FOLD_STORE_DIR_SUFFIX, openFileFoldStore } from "../../src/fold/store/store-file.ts";
 import {
 	isSummarizerRequest,
 	LOOPBACK_FALLBACK_TEXT,
@@ -101,8 +104,17 @@ async function resumeOnce(sandbox: PiSandbox, file: string, first: FirstRequest)
 	};
 }
 
-/** Median wall time and peak memory of `runs` resumes of `branch` per arm, alternating arms. */
-export async function timeResume(branch: readonly SessionEntry[], runs: number): Promise<ResumeTiming> {
+/**
+ * Median wall time and peak memory of `runs` resumes of `branch` per arm,
+ * alternating arms. `writeStore` fills the pi-fold arm's fold store the way
+ * the runtime would have (a resumed session finds its folds' sources
+ * stored); each run starts from a fresh copy of it, as of the file.
+ */
+export async function timeResume(
+	branch: readonly SessionEntry[],
+	runs: number,
+	writeStore?: (store: FoldStore) => Promise<number>,
+): Promise<ResumeTiming> {
 	const first: FirstRequest = { startedAt: 0, timePid: undefined };
 	const provider = await startLoopbackProvider({
 		respond: (request) => {
@@ -136,6 +148,8 @@ export async function timeResume(branch: readonly SessionEntry[], runs: number):
 			};
 			const lines = [header, ...branch].map((entry) => JSON.stringify(entry)).join("\n");
 			writeFileSync(join(sandbox.root, "original.jsonl"), `${lines}\n`);
+			if (name === "withPiFold" && writeStore)
+				await writeStore(openFileFoldStore({ sessionDir: join(sandbox.root, "store"), sessionId: header.id }));
 		}
 		// One untimed run per arm first: Pi's TypeScript loader caches the extension's transform, as after any first start.
 		for (let run = -1; run < runs; run++) {
@@ -143,6 +157,10 @@ export async function timeResume(branch: readonly SessionEntry[], runs: number):
 				mkdirSync(sandbox.sessionDir, { recursive: true });
 				const file = join(sandbox.sessionDir, `run-${run + 1}.jsonl`);
 				copyFileSync(join(sandbox.root, "original.jsonl"), file);
+				const store = `resume-${name}${FOLD_STORE_DIR_SUFFIX}`;
+				rmSync(join(sandbox.sessionDir, store), { recursive: true, force: true });
+				if (existsSync(join(sandbox.root, "store", store)))
+					cpSync(join(sandbox.root, "store", store), join(sandbox.sessionDir, store), { recursive: true });
 				const measuredRun = await resumeOnce(sandbox, file, first);
 				if (run >= 0) measured[name].push(measuredRun);
 			}
@@ -159,4 +177,18 @@ export async function timeResume(branch: readonly SessionEntry[], runs: number):
 		arms.piAlone.dispose();
 		await provider.close();
 	}
+}
+
+/** The resume table both benchmarks print: each arm until the first request and over the whole run, and their ratio. */
+export function resumeTable(resume: ResumeTiming): string[] {
+	const { withPiFold: fold, piAlone: alone } = resume;
+	const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
+	const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+	return [
+		"| arm | until the first request | peak RSS then | whole run | peak RSS |",
+		"| --- | ---: | ---: | ---: | ---: |",
+		`| Pi alone | ${alone.firstRequestSeconds.toFixed(2)} s | ${mib(alone.firstRequestRssKiB)} | ${alone.seconds.toFixed(2)} s | ${mib(alone.maxRssKiB)} |`,
+		`| Pi with pi-fold | ${fold.firstRequestSeconds.toFixed(2)} s | ${mib(fold.firstRequestRssKiB)} | ${fold.seconds.toFixed(2)} s | ${mib(fold.maxRssKiB)} |`,
+		`| ratio | ${ratio(fold.firstRequestSeconds, alone.firstRequestSeconds)} | ${ratio(fold.firstRequestRssKiB, alone.firstRequestRssKiB)} | ${ratio(fold.seconds, alone.seconds)} | ${ratio(fold.maxRssKiB, alone.maxRssKiB)} |`,
+	];
 }

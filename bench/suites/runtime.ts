@@ -25,7 +25,7 @@ import { type BenchCase, type Benchmark, type BenchRatio, median } from "../harn
 import { type FoldedFixture, foldedFixture, RAW_TAIL_CHAPTERS, RECENT_ROOTS } from "../runtime/fixtures.ts";
 import { timeRealRuntime } from "../runtime/real-runtime.ts";
 import { boundaryStep, engineOn, requestPath } from "../runtime/request-path.ts";
-import { timeResume } from "../runtime/resume.ts";
+import { resumeTable, timeResume } from "../runtime/resume.ts";
 import { timeStore } from "../runtime/store-throughput.ts";
 import { compactionBench } from "./compaction.ts";
 
@@ -160,20 +160,18 @@ export const runtimeBench: Benchmark = {
 				})
 				.join("; ")}.`,
 		);
+		facts.push(
+			"",
+			"The ladder's long-session commit and the fold store beside the session file: `npm run bench -- commit-cost` (bench/results/commit-cost.md).",
+		);
 		const largest = fixtures.at(-1);
 		if (largest) {
-			const resume = await timeResume(largest.branch, RESUME_RUNS);
-			const { withPiFold: fold, piAlone: alone } = resume;
-			const ratio = (a: number, b: number) => `${(a / b).toFixed(3)}×`;
+			const resume = await timeResume(largest.branch, RESUME_RUNS, largest.writeStore);
 			facts.push(
 				"",
 				`Resume in real Pi (\`pi --session <file> -p hi\`, loopback provider, the ${integer.format(largest.generatedEntries)}-entry fixture: ${integer.format(largest.branch.length)} branch entries), medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`). "Until the first request": from spawn until the provider receives the request, and Pi's peak resident memory at that moment (what a person waits for on resume); "whole run": until Pi exits, which adds what the boundaries after the reply do (the ladder's commit, when it decides one):`,
 				"",
-				"| arm | until the first request | peak RSS then | whole run | peak RSS |",
-				"| --- | ---: | ---: | ---: | ---: |",
-				`| Pi alone | ${alone.firstRequestSeconds.toFixed(2)} s | ${mib(alone.firstRequestRssKiB * 1024)} | ${alone.seconds.toFixed(2)} s | ${mib(alone.maxRssKiB * 1024)} |`,
-				`| Pi with pi-fold | ${fold.firstRequestSeconds.toFixed(2)} s | ${mib(fold.firstRequestRssKiB * 1024)} | ${fold.seconds.toFixed(2)} s | ${mib(fold.maxRssKiB * 1024)} |`,
-				`| ratio | ${ratio(fold.firstRequestSeconds, alone.firstRequestSeconds)} | ${ratio(fold.firstRequestRssKiB, alone.firstRequestRssKiB)} | ${ratio(fold.seconds, alone.seconds)} | ${ratio(fold.maxRssKiB, alone.maxRssKiB)} |`,
+				...resumeTable(resume),
 			);
 		}
 		for (let i = 1; i < RUNTIME_SIZES.length; i++) {
@@ -237,7 +235,7 @@ export const runtimeBench: Benchmark = {
 				"- `Pi projection` is one `buildSessionProjection` of the same branch: what Pi itself spends per request (at least once), for scale. `engine resume` is `FoldEngine.reset` on the branch: state rebuild, branch view, Pi's projection with its token reading, lost-commit lookup (the adapter adds the store's open).",
 				"- `forced commit` is a `threshold` commit at a boundary on a freshly loaded engine (what Pi's compaction trigger makes the runtime do): the raw tail's eligible batches planned, applied, and the drafts that show them computed (a full plan of the window: the one step that reads the whole branch, once per commit).",
 				`- \`state replay\` rebuilds the fold state from one schema-valid delta of ${integer.format(REPLAY_OPS)} \`protect\` ops (issue 18.1: each op in constant time).`,
-				"- Resume: real Pi 1.6.0 CLI on a file holding the largest fixture, `--session <file> -p hi` against the loopback provider, once with `-e <this package>` and once without extensions; GNU time's elapsed seconds and maximum resident set size of the Pi process. Each run opens a fresh copy of the file.",
+				"- Resume: real Pi 1.6.0 CLI on a file holding the largest fixture, `--session <file> -p hi` against the loopback provider, once with `-e <this package>` and once without extensions; GNU time's elapsed seconds and maximum resident set size of the Pi process. Each run opens a fresh copy of the file, and the pi-fold arm a fresh copy of the fold store written for it (every fold's source, as the runtime stores it).",
 				"- Compaction cases are the `compaction` suite's (`npm run bench -- compaction`), run here unchanged.",
 			],
 		};

@@ -59,8 +59,9 @@ const USAGE = `Usage: pi-fold <command> [options]
 
 Commands:
   report [options] [session.jsonl]   Summarize a Pi session file; "pi-fold report --help" for options
-  verify [--json] <session.jsonl>    Check fold records, state and the fold store; exit 1 on any defect
-  gc [--apply] <session.jsonl>       List (with --apply, remove) fold store blobs no fold references
+  verify [--json] <session.jsonl>    Check fold records, state and every blob the store keeps; exit 1 on any defect
+  gc [--apply] [--grace <minutes>] <session.jsonl>
+                                     List (with --apply, remove) fold store files nothing references
   help [command]                     Show this help, or a command's
   version                            Show the version
 
@@ -267,7 +268,7 @@ async function gcCommand(args: readonly string[]): Promise<CliResult> {
 			stderr: `pi-fold: ${skipped.length} line${skipped.length === 1 ? "" : "s"} of ${session.path} could not be read (line ${first}${skipped.length > 3 ? ", …" : ""}); a damaged line may reference blobs, so gc removed nothing. Run "pi-fold verify ${parsed.path}", repair or remove those lines, then gc again.\n`,
 		};
 	}
-	const outcome = await runGc(session, parsed.prefix, parsed.apply);
+	const outcome = await runGc(session, parsed.prefix, { apply: parsed.apply, graceMs: parsed.graceMs });
 	const stdout = parsed.json ? `${JSON.stringify(outcome, null, 2)}\n` : formatGc(outcome, parsed.path);
 	return ok(stdout);
 }

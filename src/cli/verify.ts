@@ -11,14 +11,10 @@ import { basename, dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../fold/options.ts";
 import { stateEntryTypes } from "../fold/state/state.ts";
-import {
-	collectGarbage,
-	type Defect,
-	type GcReport,
-	readOnlyStore,
-	type VerifyReport,
-	verifySession,
-} from "../fold/store/verify.ts";
+import { evidenceDir } from "../fold/store/evidence-store.ts";
+import { collectGarbage, GC_GRACE_MS, type GcReport } from "../fold/store/gc.ts";
+import { openBlobDirectory } from "../fold/store/store-file.ts";
+import { type Defect, readOnlyStore, type VerifyReport, verifySession } from "../fold/store/verify.ts";
 import type { LoadDiagnostic, LoadedSession } from "../session/load.ts";
 import { readableBytes } from "./report.ts";
 
@@ -27,7 +23,10 @@ export const VERIFY_HELP = `Usage: pi-fold verify [options] <session.jsonl>
 Check a session's fold state against its entries and its fold store: every
 fold record (blob hash, parts, sizes, nesting rules), every state delta,
 checkpoint and commit, every details record of pi-fold's compactor, and every
-line of the file. Never writes. Exit 0 when clean, 1 on any defect.
+line of the file. Reads and hashes every blob gc keeps: committed folds,
+pending marks, the parts consolidations are stored as, blobs a damaged line
+names, and every evidence artifact the transcript names. Never writes. Exit 0
+when clean, 1 on any defect.
 
 Options:
   --json             Print the result as JSON
@@ -38,12 +37,18 @@ Options:
 
 export const GC_HELP = `Usage: pi-fold gc [options] <session.jsonl>
 
-List the blobs in the session's fold store that no fold on any branch
-references, with their size, and the store's size against the session's.
-A dry run unless --apply is given; referenced blobs are never removed.
+List the blobs and part lists in the session's fold store that nothing
+references (the blobs verify reads: committed folds on any branch, pending
+marks, the parts of consolidations, blobs a damaged line names), with their
+size, and the store's size against the session's. A dry run unless --apply
+is given; referenced files are never removed, nor files younger than the
+grace period (a running Pi may be about to name them), nor anything outside
+the store.
 
 Options:
-  --apply            Remove the unreferenced blobs
+  --apply            Remove the unreferenced blobs and part lists
+  --grace <minutes>  Keep unreferenced files modified within this many minutes
+                     (default ${GC_GRACE_MS / 60_000}; 0 when no Pi has the session open)
   --json             Print the result as JSON
   --prefix <prefix>  Custom entry type prefix pi-fold was configured with
                      (default ${DEFAULT_ENTRY_TYPE_PREFIX})
@@ -54,6 +59,8 @@ export interface StoreArgs {
 	path?: string;
 	json: boolean;
 	apply: boolean;
+	/** gc: unreferenced files younger than this are kept. */
+	graceMs: number;
 	prefix: string;
 	help: boolean;
 }
@@ -73,12 +80,17 @@ export function parseStoreArgs(command: "verify" | "gc", args: readonly string[]
 	}
 	const { values, positionals } = parsed;
 	if (command === "verify" && values.apply) return { problem: `unknown option "--apply" for verify` };
+	if (command === "verify" && values.grace !== undefined) return { problem: `unknown option "--grace" for verify` };
+	const grace = values.grace === undefined ? GC_GRACE_MS / 60_000 : Number(values.grace);
+	if (!/^\d+(\.\d+)?$/.test(values.grace ?? "0") || !Number.isFinite(grace))
+		return { problem: `--grace takes a number of minutes (0 or more), got "${values.grace}"` };
 	if (positionals.length > 1) return { problem: `${command} takes one session path, got ${positionals.length}` };
 	const prefix = values.prefix ?? DEFAULT_ENTRY_TYPE_PREFIX;
 	if (prefix === "") return { problem: "--prefix needs a value" };
 	const result: StoreArgs = {
 		json: values.json === true,
 		apply: values.apply === true,
+		graceMs: grace * 60_000,
 		prefix,
 		help: values.help === true,
 	};
@@ -90,6 +102,7 @@ export function parseStoreArgs(command: "verify" | "gc", args: readonly string[]
 const STORE_OPTIONS = {
 	json: { type: "boolean" },
 	apply: { type: "boolean" },
+	grace: { type: "string" },
 	prefix: { type: "string" },
 	help: { type: "boolean", short: "h" },
 } as const;
@@ -115,14 +128,23 @@ function lineDefect(diagnostic: LoadDiagnostic): ShownDefect {
 	};
 }
 
-/** File line of a fold id: the fold-state entry that records it. */
+/** File line of a fold or mark id: the first fold-state entry that records it. */
 function foldLines(session: LoadedSession, prefix: string): Map<string, number> {
 	const types = stateEntryTypes(prefix);
+	const own = new Set<string>(Object.values(types));
 	const lines = new Map<string, number>();
+	const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 	for (const entry of session.entries) {
-		if (entry.type !== "custom" || (entry.customType !== types.fold && entry.customType !== types.commit)) continue;
-		const data = entry.data as { record?: { id?: unknown }; records?: unknown } | undefined;
-		const records = [data?.record, ...(Array.isArray(data?.records) ? data.records : [])];
+		if (entry.type !== "custom" || !own.has(entry.customType)) continue;
+		const data = entry.data as
+			| { record?: unknown; records?: unknown; ops?: unknown; state?: { marks?: unknown } }
+			| undefined;
+		const marks = [...list(data?.ops), ...list(data?.state?.marks)].map(
+			(item) =>
+				(item as { mark?: { record?: unknown }; record?: unknown } | undefined)?.mark?.record ??
+				(item as { record?: unknown } | undefined)?.record,
+		);
+		const records = [data?.record, ...list(data?.records), ...marks];
 		for (const record of records) {
 			const id = (record as { id?: unknown } | undefined)?.id;
 			if (typeof id === "string" && !lines.has(id)) lines.set(id, session.lines.get(entry.id) ?? 0);
@@ -142,6 +164,8 @@ export interface VerifyOutcome {
 		stateEntries: number;
 		folds: number;
 		blobsChecked: number;
+		/** What was read and hashed, by what references it. */
+		checked: VerifyReport["checked"];
 		rebuildable: number;
 		compactions: number;
 		defects: number;
@@ -183,6 +207,7 @@ export function verifyOutcome(
 			stateEntries: report.stateEntries,
 			folds: report.folds,
 			blobsChecked: report.blobsChecked,
+			checked: report.checked,
 			rebuildable: report.rebuildable.length,
 			compactions: report.compactions,
 			defects: defects.length,
@@ -195,6 +220,15 @@ export function verifyOutcome(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** What verify read and hashed, by what references it: "7 blobs: 2 folds, 1 pending mark, …". */
+function checkedLine(checked: VerifyReport["checked"], blobs: number): string {
+	return (
+		`${plural(blobs, "blob")}: ${plural(checked.folds, "fold")}, ${plural(checked.marks, "pending mark")}, ` +
+		`${plural(checked.parts, "consolidation part")}, ${checked.named} named by unreadable lines; ` +
+		`${plural(checked.evidence, "evidence artifact")}`
+	);
+}
+
 /** The human verify report: counts, then each defect with where, what and the next step. Pure. */
 export function formatVerify(outcome: VerifyOutcome): string {
 	const { counts } = outcome;
@@ -203,7 +237,8 @@ export function formatVerify(outcome: VerifyOutcome): string {
 		`  file               ${outcome.path}`,
 		`  entries            ${counts.entries} on ${plural(counts.branches, "branch")}`.replace(/branchs/, "branches"),
 		`  fold state entries ${counts.stateEntries}`,
-		`  folds              ${counts.folds} (${plural(counts.blobsChecked, "blob")} checked, ${counts.rebuildable} rebuildable from the log)`,
+		`  folds              ${counts.folds} (${counts.rebuildable} rebuildable from the log)`,
+		`  checked            ${checkedLine(counts.checked, counts.blobsChecked)}`,
 		`  compactions        ${counts.compactions} with pi-fold compaction details`,
 		"problem" in outcome.store
 			? `  store              none: ${outcome.store.problem}`
@@ -212,7 +247,7 @@ export function formatVerify(outcome: VerifyOutcome): string {
 	];
 	if (outcome.rebuildable.length > 0) {
 		lines.push(
-			`Rebuildable (not defects): ${plural(outcome.rebuildable.length, "fold")} whose blob is missing; the log still holds the exact bytes and peek rebuilds the blob: ${outcome.rebuildable.join(", ")}`,
+			`Rebuildable (not defects): ${plural(outcome.rebuildable.length, "fold")} whose blob is missing; the log still holds the exact bytes and peek (or the mark's commit) rebuilds the blob: ${outcome.rebuildable.join(", ")}`,
 			"",
 		);
 	}
@@ -236,11 +271,15 @@ export function formatVerify(outcome: VerifyOutcome): string {
 	return `${lines.join("\n")}\n`;
 }
 
-/** Verify one loaded session against its store. */
+/** Verify one loaded session against its store and its evidence directory. */
 export async function runVerify(session: LoadedSession, prefix: string): Promise<VerifyOutcome> {
-	const opened = readOnlyStore(dirname(resolve(session.path)), basename(session.header.id));
+	const sessionDir = dirname(resolve(session.path));
+	const opened = readOnlyStore(sessionDir, basename(session.header.id));
 	const store = "problem" in opened ? undefined : opened;
-	const report = await verifySession(session.entries, store, prefix);
+	const evidence = store
+		? openBlobDirectory({ root: evidenceDir(sessionDir, session.header.id, prefix), readOnly: true })
+		: undefined;
+	const report = await verifySession(session.entries, { store, evidence }, prefix);
 	const shownStore = "problem" in opened ? opened : { location: opened.location, kind: opened.kind };
 	return verifyOutcome(session, report, shownStore, prefix);
 }
@@ -249,18 +288,24 @@ export interface GcOutcome extends GcReport {
 	session: string;
 	sessionBytes: number;
 	apply: boolean;
+	graceMs: number;
 	unreferencedBytes: number;
 }
 
 /** Collect unreferenced blobs of a loaded session's store. */
-export async function runGc(session: LoadedSession, prefix: string, apply: boolean): Promise<GcOutcome> {
+export async function runGc(
+	session: LoadedSession,
+	prefix: string,
+	options: { apply: boolean; graceMs: number },
+): Promise<GcOutcome> {
 	const path = resolve(session.path);
-	const report = await collectGarbage(session.entries, dirname(path), session.header.id, prefix, apply);
+	const report = await collectGarbage(session.entries, dirname(path), session.header.id, prefix, options);
 	return {
 		...report,
 		session: session.header.id,
 		sessionBytes: statSync(path).size,
-		apply,
+		apply: options.apply,
+		graceMs: options.graceMs,
 		unreferencedBytes: report.unreferenced.reduce((sum, blob) => sum + blob.bytes, 0),
 	};
 }
@@ -276,24 +321,32 @@ export function formatGc(outcome: GcOutcome, sessionPath: string): string {
 		outcome.sessionBytes > 0
 			? ` (${((outcome.storeBytes / outcome.sessionBytes) * 100).toFixed(1)}% of the session)`
 			: "";
+	const minutes = `${outcome.graceMs / 60_000} minute${outcome.graceMs === 60_000 ? "" : "s"}`;
 	const lines = [
 		`Fold store ${outcome.storeDir}`,
 		`  session file  ${readableBytes(outcome.sessionBytes)}`,
-		`  store         ${plural(outcome.blobs, "blob")}, ${readableBytes(outcome.storeBytes)}${share}`,
+		`  store         ${plural(outcome.blobs, "blob")} and ${plural(outcome.lists, "part list")}, ${readableBytes(outcome.storeBytes)}${share}`,
 		`  referenced    ${outcome.referenced} (never removed)`,
+		`  recent        ${outcome.recent} unreferenced, kept: modified within the last ${minutes} (a running Pi may be about to name them)`,
 		`  unreferenced  ${outcome.unreferenced.length}, ${readableBytes(outcome.unreferencedBytes)}`,
 	];
-	for (const blob of outcome.unreferenced) lines.push(`    ${blob.hash}  ${readableBytes(blob.bytes)}`);
+	for (const file of outcome.unreferenced)
+		lines.push(`    ${file.hash}${file.form === "parts" ? " (part list)" : ""}  ${readableBytes(file.bytes)}`);
 	if (outcome.links.length > 0) {
 		lines.push(
 			`  links         ${outcome.links.length}, never followed or removed (a store holds no links; check them):`,
 		);
 		for (const link of outcome.links) lines.push(`    ${link}`);
 	}
+	for (const list of outcome.damaged) lines.push(`  damaged list  ${list.hash}: ${list.problem}`);
 	lines.push("");
 	if (outcome.unreferenced.length === 0) lines.push("Nothing to remove.");
+	else if (outcome.damaged.length > 0)
+		lines.push(
+			`Nothing removed: ${plural(outcome.damaged.length, "part list")} cannot be read, so what ${outcome.damaged.length === 1 ? "it names" : "they name"} is unknown. Run "pi-fold verify ${sessionPath}" and act on it first.`,
+		);
 	else if (outcome.apply)
-		lines.push(`Removed ${plural(outcome.removed, "blob")}, ${readableBytes(outcome.unreferencedBytes)} freed.`);
+		lines.push(`Removed ${plural(outcome.removed, "file")}, ${readableBytes(outcome.unreferencedBytes)} freed.`);
 	else lines.push(`Dry run: nothing removed. Run "pi-fold gc --apply ${sessionPath}" to remove them.`);
 	return `${lines.join("\n")}\n`;
 }

@@ -176,11 +176,14 @@ function replayStore(): FoldStore {
 			reused: false,
 			repaired: false,
 			location: "replay",
+			form: "whole",
+			written: 0,
 		}),
 		read: async (hash) => kept(hash),
 		has: async () => false,
 		verify: async (hash) => kept(hash),
 		locate: (hash) => `replay:sha256/${hash}`,
+		partsOf: async () => undefined,
 	};
 }
 

@@ -103,9 +103,63 @@ export function canonicalBytes(value: unknown): Uint8Array {
 	return encoder.encode(canonicalJson(value));
 }
 
+/**
+ * Canonical lines already encoded, by the object they serialize. A session
+ * entry is never changed in place (Pi appends an edit as a new entry), and a
+ * consolidation, the summary prepared for the next one and a peek's check of
+ * the log each read every entry the fold covers: each entry is serialized
+ * and encoded once per process, and a span is a copy of its lines' bytes.
+ */
+const lines = new WeakMap<object, Uint8Array>();
+
+/** One value's canonical JSON line (with its "\n") as UTF-8, encoded once per object. */
+function canonicalLine(value: unknown): Uint8Array {
+	if (typeof value !== "object" || value === null) return encoder.encode(`${canonicalJson(value)}\n`);
+	let line = lines.get(value);
+	if (line === undefined) {
+		line = encoder.encode(`${canonicalJson(value)}\n`);
+		lines.set(value, line);
+	}
+	return line;
+}
+
+/** The lines' bytes, one after another. */
+function concatLines(parts: readonly Uint8Array[]): Uint8Array {
+	let total = 0;
+	for (const part of parts) total += part.length;
+	const out = new Uint8Array(total);
+	let at = 0;
+	for (const part of parts) {
+		out.set(part, at);
+		at += part.length;
+	}
+	return out;
+}
+
 /** Canonical UTF-8 bytes of an ordered span: one canonical JSON line per entry. */
 export function canonicalSpanBytes(values: readonly unknown[]): Uint8Array {
-	return encoder.encode(values.map((value) => `${canonicalJson(value)}\n`).join(""));
+	return concatLines(values.map(canonicalLine));
+}
+
+/**
+ * Canonical span bytes of consecutive pieces of one span, and the byte
+ * offsets where each piece after the first begins: the bytes are exactly
+ * `canonicalSpanBytes(pieces.flat())`, so a store can keep the pieces apart
+ * (a fold's children) while the span keeps one hash.
+ */
+export function canonicalPieces(pieces: readonly (readonly unknown[])[]): { bytes: Uint8Array; cuts: number[] } {
+	const cuts: number[] = [];
+	const parts: Uint8Array[] = [];
+	let offset = 0;
+	for (const piece of pieces) {
+		if (parts.length > 0) cuts.push(offset);
+		for (const value of piece) {
+			const line = canonicalLine(value);
+			parts.push(line);
+			offset += line.length;
+		}
+	}
+	return { bytes: concatLines(parts), cuts };
 }
 
 /** Lowercase hex SHA-256 of bytes or a string (hashed as UTF-8). */

@@ -13,6 +13,7 @@ import {
 	readFileSync,
 	rmSync,
 	symlinkSync,
+	utimesSync,
 	writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -106,6 +107,10 @@ function blobPath(storeDir: string, hash: string): string {
 	return join(storeDir, "sha256", hash.slice(0, 2), hash);
 }
 
+/** Blob files of a store (not part lists), as paths under `sha256/`. */
+const blobsIn = (storeDir: string) =>
+	(readdirSync(join(storeDir, "sha256"), { recursive: true }) as string[]).filter((name) => /[0-9a-f]{64}$/.test(name));
+
 /** Append an entry at the end of the branch. */
 function append(lines: Line[], body: Record<string, unknown> & { type: string }): Line[] {
 	const last = lines.at(-1);
@@ -131,9 +136,28 @@ describe("pi-fold verify", () => {
 		const { code, text, json } = await verify(path);
 		expect(json.defects).toEqual([]);
 		expect(code).toBe(0);
-		expect(json.counts).toMatchObject({ folds: 2, blobsChecked: 2, rebuildable: 0, stateEntries: 2, branches: 1 });
-		expect(text).toMatch(/folds\s+2 \(2 blobs checked, 0 rebuildable from the log\)/);
+		// The chapter holds the batch: its source is stored by reference (its runs and the batch's blob).
+		expect(json.counts).toMatchObject({ folds: 2, blobsChecked: 4, rebuildable: 0, stateEntries: 2, branches: 1 });
+		expect(json.counts.checked).toEqual({ folds: 2, marks: 0, parts: 2, named: 0, evidence: 0 });
+		expect(text).toMatch(/folds\s+2 \(0 rebuildable from the log\)/);
+		expect(text).toMatch(
+			/checked\s+4 blobs: 2 folds, 0 pending marks, 2 consolidation parts, 0 named by unreadable lines; 0 evidence artifacts/,
+		);
 		expect(text).toMatch(/Result: clean, no defects\.\n$/);
+	});
+
+	it("the chapter's source is a part list naming the batch's blob: the batch's bytes are stored once", async () => {
+		const { storeDir, lines } = copy();
+		const [batch, chapter] = foldLines(lines);
+		if (!batch || !chapter) throw new Error("two folds expected");
+		expect(() => readFileSync(blobPath(storeDir, chapter.record.sourceHash))).toThrow(/ENOENT/);
+		const list = readFileSync(`${blobPath(storeDir, chapter.record.sourceHash)}.parts`, "utf8");
+		const parts = [...list.matchAll(/^part ([0-9a-f]{64}) (\d+)$/gm)].map((match) => match[1]);
+		expect(parts).toHaveLength(3);
+		expect(parts[1]).toBe(batch.record.sourceHash);
+		const stored = blobsIn(storeDir).map((name) => readFileSync(join(storeDir, "sha256", name)));
+		const secretCopies = stored.filter((bytes) => bytes.includes(SECRET)).length;
+		expect(secretCopies).toBe(1);
 	});
 
 	it("an edited blob byte: blob-corrupt, exit 1, with where and the next step", async () => {
@@ -146,12 +170,34 @@ describe("pi-fold verify", () => {
 		writeFileSync(blob, bytes);
 		const { code, text, json } = await verify(path);
 		expect(code).toBe(1);
-		expect(kinds(json)).toEqual(["blob-corrupt"]);
+		// The batch's blob is also a part of the chapter's source: both folds fail to read, each named.
+		expect(kinds(json)).toEqual(["blob-corrupt", "blob-corrupt"]);
+		const [, chapter] = foldLines(lines);
 		expect(json.defects[0]).toMatchObject({ where: batch?.record.id, line: (batch?.index ?? 0) + 1 });
+		expect(json.defects[1]).toMatchObject({ where: chapter?.record.id });
+		expect(json.defects[1]?.problem).toContain(`as a part of fold source ${chapter?.record.sourceHash}`);
+		expect(json.defects[0]?.problem).toContain("the log still holds its exact bytes");
 		expect(text).toMatch(
-			/Defects: 1\n\s+1\. blob-corrupt at f-[0-9a-f]{12} \(line \d+\)\n.*fails SHA-256 verification.*\n\s+next: move the corrupt blob aside/,
+			/Defects: 2\n\s+1\. blob-corrupt at f-[0-9a-f]{12} \(line \d+\)\n.*fails SHA-256 verification.*\n\s+next: move the corrupt blob aside/,
 		);
-		expect(text).toMatch(/Result: 1 defect\./);
+		expect(text).toMatch(/Result: 2 defects\./);
+	});
+
+	it("a flipped byte in a run of the chapter's parts: blob-corrupt at the chapter, naming the part", async () => {
+		const { path, storeDir, lines } = copy();
+		const [batch, chapter] = foldLines(lines);
+		const list = readFileSync(`${blobPath(storeDir, chapter?.record.sourceHash ?? "")}.parts`, "utf8");
+		const run = /^part ([0-9a-f]{64}) /m.exec(list)?.[1] ?? "";
+		expect(run).not.toBe(batch?.record.sourceHash);
+		const blob = blobPath(storeDir, run);
+		const bytes = readFileSync(blob);
+		bytes[3] = (bytes[3] ?? 0) ^ 0x01;
+		chmodSync(blob, 0o644);
+		writeFileSync(blob, bytes);
+		const { code, json } = await verify(path);
+		expect(code).toBe(1);
+		expect(json.defects.map((d) => [d.kind, d.where])).toEqual([["blob-corrupt", chapter?.record.id]]);
+		expect(json.defects[0]?.problem).toContain(run);
 	});
 
 	it("a deleted blob is rebuildable from the log, not a defect", async () => {
@@ -161,8 +207,10 @@ describe("pi-fold verify", () => {
 		const { code, text, json } = await verify(path);
 		expect(json.defects).toEqual([]);
 		expect(code).toBe(0);
-		expect(json.rebuildable).toEqual([batch?.record.id]);
-		expect(text).toMatch(/Rebuildable \(not defects\): 1 fold whose blob is missing/);
+		// The chapter's source lacks that part too; the log still holds both.
+		const [, chapter] = foldLines(lines);
+		expect(json.rebuildable).toEqual([batch?.record.id, chapter?.record.id]);
+		expect(text).toMatch(/Rebuildable \(not defects\): 2 folds whose blob is missing/);
 	});
 
 	it("a record whose sourceHash names another fold's blob (id re-derived): blob-mismatch naming that fold", async () => {
@@ -203,11 +251,11 @@ describe("pi-fold verify", () => {
 		expect(conflict?.problem).toContain(`also holds blob ${batch.record.sourceHash} of the log's current bytes`);
 	});
 
-	it("a dissolved fold's blob is checked too: a corrupt one is blob-corrupt naming the dissolved fold (issue 18, item 14)", async () => {
+	it("a dissolved fold is no longer referenced: verify does not read it, gc removes what only it named (issue 28.2)", async () => {
 		const { path, storeDir, lines, write } = copy();
 		const [batch, chapter] = foldLines(lines);
 		if (!batch || !chapter) throw new Error("two folds expected");
-		// Dissolve the chapter (what reboundary does): it folds nothing now, its record and blob stay.
+		// Dissolve the chapter (what reboundary does): it folds nothing now; folding the span again writes its source again.
 		const next = append(lines, {
 			type: "custom",
 			customType: `${PREFIX}:delta`,
@@ -216,16 +264,19 @@ describe("pi-fold verify", () => {
 		write(next);
 		const clean = await verify(path);
 		expect(clean.json.defects).toEqual([]);
-		expect(clean.json.counts).toMatchObject({ folds: 1, blobsChecked: 2 });
-		const blob = blobPath(storeDir, chapter.record.sourceHash);
-		const bytes = readFileSync(blob);
-		bytes[5] = (bytes[5] ?? 0) ^ 0x01;
-		chmodSync(blob, 0o644);
-		writeFileSync(blob, bytes);
-		const { code, json } = await verify(path);
-		expect(code).toBe(1);
-		expect(json.defects.map((d) => [d.kind, d.where])).toEqual([["blob-corrupt", chapter.record.id]]);
-		expect(json.defects[0]?.problem).toMatch(new RegExp(`^dissolved fold ${chapter.record.id}: .*SHA-256`));
+		expect(clean.json.counts).toMatchObject({ folds: 1, blobsChecked: 1 });
+		const dry = JSON.parse((await runCli(["gc", "--json", "--grace", "0", path])).stdout) as {
+			unreferenced: { hash: string; form: string }[];
+		};
+		// The chapter's part list and its two runs; the batch's blob is still the batch's.
+		expect(dry.unreferenced).toHaveLength(3);
+		expect(dry.unreferenced.filter((file) => file.form === "parts").map((file) => file.hash)).toEqual([
+			chapter.record.sourceHash,
+		]);
+		expect(dry.unreferenced.map((file) => file.hash)).not.toContain(batch.record.sourceHash);
+		expect((await runCli(["gc", "--apply", "--grace", "0", path])).stdout).toMatch(/Removed 3 files/);
+		expect(blobsIn(storeDir).map((name) => name.slice(-64))).toEqual([batch.record.sourceHash]);
+		expect((await verify(path)).code).toBe(0);
 	});
 
 	it("a record with parts: [null]: unreadable-state at its entry; the fold that nests it is rejected", async () => {
@@ -337,19 +388,22 @@ describe("pi-fold gc", () => {
 		return { hash, path };
 	}
 
-	const blobsIn = (storeDir: string) =>
-		(readdirSync(join(storeDir, "sha256"), { recursive: true }) as string[]).filter((name) =>
-			/[0-9a-f]{64}$/.test(name),
-		);
-
 	it("lists an unreferenced blob in a dry run, removes it only with --apply, never a referenced one", async () => {
 		const { path, storeDir, lines } = copy();
 		const referenced = foldLines(lines).map((fold) => fold.record.sourceHash);
 		const { hash, path: stray } = strayBlob(storeDir);
+		// Written within the grace period: a running Pi may be about to name it.
+		const recent = await runCli(["gc", "--apply", path]);
+		expect(recent.stdout).toMatch(/recent\s+1 unreferenced, kept: modified within the last 60 minutes/);
+		expect(recent.stdout).toMatch(/Nothing to remove\./);
+		expect(readFileSync(stray, "utf8")).toBe("stray source bytes\n");
+		const hourAgo = new Date(Date.now() - 61 * 60_000);
+		utimesSync(stray, hourAgo, hourAgo);
+
 		const dry = await runCli(["gc", path]);
 		expect(dry.code).toBe(0);
-		expect(dry.stdout).toMatch(/store\s+3 blobs, .* \(\d+\.\d% of the session\)/);
-		expect(dry.stdout).toMatch(/referenced\s+2 \(never removed\)/);
+		expect(dry.stdout).toMatch(/store\s+4 blobs and 1 part list, .* \(\d+\.\d% of the session\)/);
+		expect(dry.stdout).toMatch(/referenced\s+4 \(never removed\)/);
 		expect(dry.stdout).toContain(`    ${hash}  19 B`);
 		expect(dry.stdout).toMatch(/Dry run: nothing removed\. Run "pi-fold gc --apply /);
 		expect(readFileSync(stray, "utf8")).toBe("stray source bytes\n");
@@ -358,14 +412,37 @@ describe("pi-fold gc", () => {
 		expect(json.unreferenced.map((blob) => blob.hash)).toEqual([hash]);
 
 		const applied = await runCli(["gc", "--apply", path]);
-		expect(applied.stdout).toMatch(/Removed 1 blob, 19 B freed\./);
-		expect(
-			blobsIn(storeDir)
-				.map((name) => name.slice(-64))
-				.sort(),
-		).toEqual([...referenced].sort());
+		expect(applied.stdout).toMatch(/Removed 1 file, 19 B freed\./);
+		const [batchHash, chapterHash] = referenced;
+		const left = blobsIn(storeDir).map((name) => name.slice(-64));
+		expect(left).toHaveLength(3);
+		expect(left).toContain(batchHash);
+		expect(left).not.toContain(hash);
+		expect(readFileSync(`${blobPath(storeDir, chapterHash ?? "")}.parts`, "utf8")).toMatch(/^pi-fold-source-parts 1\n/);
 		expect((await runCli(["verify", path])).code).toBe(0);
 		expect((await runCli(["gc", path])).stdout).toMatch(/Nothing to remove\./);
+	});
+
+	it("keeps what a recent part list names, and removes nothing while a reachable list is damaged", async () => {
+		const { path, storeDir, lines } = copy();
+		const [, chapter] = foldLines(lines);
+		const listPath = `${blobPath(storeDir, chapter?.record.sourceHash ?? "")}.parts`;
+		const text = readFileSync(listPath, "utf8");
+		chmodSync(listPath, 0o644);
+		writeFileSync(
+			listPath,
+			text.replace(/^part ([0-9a-f])/m, (_, digit: string) => `part ${digit === "0" ? "1" : "0"}`),
+		);
+		const { hash } = strayBlob(storeDir);
+		const hourAgo = new Date(Date.now() - 61 * 60_000);
+		utimesSync(blobPath(storeDir, hash), hourAgo, hourAgo);
+		const applied = await runCli(["gc", "--apply", path]);
+		expect(applied.stdout).toMatch(/damaged list\s+[0-9a-f]{64}: .*check line does not match/);
+		expect(applied.stdout).toMatch(/Nothing removed: 1 part list cannot be read/);
+		expect(readFileSync(blobPath(storeDir, hash), "utf8")).toBe("stray source bytes\n");
+		const verified = await verify(path);
+		expect(kinds(verified.json)).toEqual(["blob-corrupt"]);
+		expect(verified.json.defects[0]?.problem).toMatch(/part list .* cannot be trusted: its check line does not match/);
 	});
 
 	it("never follows a symbolic link out of the store: a linked shard or blob is listed, not walked or removed", async () => {
@@ -399,8 +476,8 @@ describe("pi-fold gc", () => {
 		const line = lines[batch?.index ?? 0] as Line;
 		lines[batch?.index ?? 0] = { ...line, data: { v: 1, record: { ...batch?.record, parts: [null] } } };
 		write(lines);
-		await runCli(["gc", "--apply", path]);
-		expect(blobsIn(storeDir)).toHaveLength(2);
+		await runCli(["gc", "--apply", "--grace", "0", path]);
+		expect(blobsIn(storeDir)).toHaveLength(3);
 
 		writeFileSync(path, `${readFileSync(path, "utf8")}not json\n`);
 		const refused = await runCli(["gc", "--apply", path]);

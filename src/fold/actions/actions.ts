@@ -14,7 +14,14 @@
 import { keptFromIndex } from "../../compaction/records/recall.ts";
 import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "../engine/workspace.ts";
-import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "../lattice/lattice.ts";
+import {
+	consolidateFolds,
+	createFold,
+	dissolveFold,
+	type FoldOptions,
+	rebriefFold,
+	type StoredSource,
+} from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { callSpan } from "../lattice/lattice-rules.ts";
 import { foldTree } from "../lattice/lattice-view.ts";
@@ -22,7 +29,7 @@ import { childFoldIds, type FoldPart, type FoldRecord, isFoldId, isRefusal, unkn
 import { appliesImmediately } from "../policy/epoch.ts";
 import { BACKSTOP_OCCUPANCY } from "../policy/ladder.ts";
 import type { FoldOp } from "../state/state-schema.ts";
-import type { FoldStore } from "../store/store.ts";
+import { type FoldStore, putFoldSource } from "../store/store.ts";
 import { type Crowding, expandRoom } from "./expand-room.ts";
 import { PEEK_MAX_BYTES, peekCall } from "./peek.ts";
 import { findRecord, leafEntries, readSource, storeFailure } from "./source-read.ts";
@@ -68,9 +75,9 @@ async function spanFold(
 	}
 	if (isRefusal(created)) return created.foldId ? alreadyFolded(ws, created.foldId) : fromRefusal(created);
 	const { record, plan } = created;
-	const stored = await storeSource(ws.store, plan.source, record.sourceHash);
-	if (stored) return stored;
-	const correction = plan.correction ? ` ${plan.correction.message.replace(/\.?$/, ".")}` : "";
+	const stored = await storeSource(ws.store, record.sourceHash, plan);
+	if ("ok" in stored) return stored;
+	const correction = `${plan.correction ? ` ${plan.correction.message.replace(/\.?$/, ".")}` : ""}${stored.repairNote}`;
 	if (ws.options.foldScheduling === "epoch" && ws.origin === "agent" && !appliesImmediately(ws.branch, plan.end)) {
 		return markFold(ws, record, correction, untilCommit);
 	}
@@ -150,10 +157,18 @@ function storedText(store: FoldStore, hash: string): string {
 	return `Source sha256 ${hash} is verified and held in ${store.location}; it is lost when Pi exits (the session log still holds the entries).`;
 }
 
-async function storeSource(store: FoldStore, source: Uint8Array, hash: string): Promise<ActionOutcome | undefined> {
+/** Store a planned fold's source; what the reply adds when a corrupt stored copy was replaced, or the failure. */
+async function storeSource(
+	store: FoldStore,
+	hash: string,
+	source: StoredSource,
+): Promise<{ repairNote: string } | ActionOutcome> {
 	try {
-		await store.put(source, { expectedHash: hash });
-		return undefined;
+		const put = await putFoldSource(store, hash, source);
+		const repairNote = put.repaired
+			? ` The stored copy of this source was corrupt; it was replaced with the log's verified bytes (the corrupt copy is kept at ${put.quarantined}).`
+			: "";
+		return { repairNote };
 	} catch (error) {
 		return storeFailure(error);
 	}

@@ -7,9 +7,17 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { canonicalSpanBytes, spanEntryIds, spanHash } from "../../session/canonical.ts";
+import { canonicalPieces, sha256Hex, spanEntryIds } from "../../session/canonical.ts";
 import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "../engine/workspace.ts";
-import { type FoldRecord, type FoldRefusal, isRefusal, leafEntryIds, unknownFold } from "../lattice/records.ts";
+import type { StoredSource } from "../lattice/lattice.ts";
+import {
+	type FoldRecord,
+	type FoldRefusal,
+	isRefusal,
+	leafEntryIds,
+	sourcePieces,
+	unknownFold,
+} from "../lattice/records.ts";
 import { type BlobSlice, FoldIntegrityError, FoldStoreError, sliceBytes } from "../store/store.ts";
 
 export function storeFailure(error: unknown): ActionOutcome {
@@ -33,16 +41,37 @@ export function leafEntries(ws: FoldWorkspace, id: string): SessionEntry[] | Fol
 }
 
 /**
+ * The log's bytes of a fold's source, cut at its children (as the store
+ * keeps it), or a refusal when one of its entries is not on the branch.
+ */
+export function logSource(ws: FoldWorkspace, record: FoldRecord): StoredSource | FoldRefusal {
+	const missing: FoldRefusal[] = [];
+	const entriesOf = (id: string): SessionEntry[] | undefined => {
+		const entries = leafEntries(ws, id);
+		if (!isRefusal(entries)) return entries;
+		missing.push(entries);
+		return undefined;
+	};
+	const pieces = sourcePieces(record.parts, entriesOf, (id) => {
+		const index = ws.view.indexById.get(id);
+		return index === undefined ? undefined : ws.branch[index];
+	});
+	if (!pieces) return missing[0] ?? unknownFold(record.id);
+	const { bytes, cuts } = canonicalPieces(pieces);
+	return { source: bytes, sourceCuts: cuts };
+}
+
+/**
  * Read a fold's verified source: the one check peek, expand and search share.
- * The blob's hash is checked by the store, its decoded parts against the
- * record (size, leaf entry ids), and, while the fold's entries are on this
- * branch, the log's bytes against the record's hash: a record re-pointed at
- * a forged blob of the same ids and length, or a log edited after folding,
- * is an integrity refusal, never bytes served as verified. A missing blob is
- * rebuilt from the session log (the ground truth) when the log still hashes
- * to the record, and served from those bytes when the store cannot take
- * them (read-only, full). A corrupt blob is an integrity error and is never
- * papered over.
+ * The store checks the blob's hash (every part's, for a source kept as
+ * parts), its decoded parts against the record (size, leaf entry ids), and,
+ * while the fold's entries are on this branch, the log's bytes against the
+ * record's hash: a record re-pointed at a forged blob of the same ids and
+ * length, or a log edited after folding, is an integrity refusal, never
+ * bytes served as verified. A missing blob or part is rebuilt from the
+ * session log (the ground truth) when the log still hashes to the record,
+ * and served from those bytes when the store cannot take them (read-only,
+ * full). A corrupt blob is an integrity error and is never papered over.
  */
 export async function readSource(
 	ws: FoldWorkspace,
@@ -51,19 +80,23 @@ export async function readSource(
 	bytes?: number,
 ): Promise<BlobSlice | ActionOutcome> {
 	try {
-		const entries = leafEntries(ws, record.id);
-		const logMatches = isRefusal(entries) ? undefined : spanHash(entries) === record.sourceHash;
-		if (!(await ws.store.has(record.sourceHash))) {
-			if (isRefusal(entries)) return fromRefusal(entries);
+		const log = logSource(ws, record);
+		const logMatches = isRefusal(log) ? undefined : sha256Hex(log.source) === record.sourceHash;
+		const whole = await ws.store.read(record.sourceHash).catch((error: unknown) => {
+			if (error instanceof FoldStoreError && error.code === "missing") return undefined;
+			throw error;
+		});
+		if (!whole) {
+			if (isRefusal(log)) return fromRefusal(log);
 			if (!logMatches) return sessionChanged(ws, record);
-			const source = canonicalSpanBytes(entries);
-			await ws.store.put(source, { expectedHash: record.sourceHash }).catch((error: unknown) => {
-				// The log's bytes are verified; a store that cannot keep them must not stop the read.
-				if (!(error instanceof FoldStoreError) || error instanceof FoldIntegrityError) throw error;
-			});
-			return sliceBytes(record.sourceHash, source, offset, bytes);
+			await ws.store
+				.put(log.source, { expectedHash: record.sourceHash, cuts: log.sourceCuts })
+				.catch((error: unknown) => {
+					// The log's bytes are verified; a store that cannot keep them must not stop the read.
+					if (!(error instanceof FoldStoreError) || error instanceof FoldIntegrityError) throw error;
+				});
+			return sliceBytes(record.sourceHash, log.source, offset, bytes);
 		}
-		const whole = await ws.store.read(record.sourceHash);
 		const mismatch = sourceMismatch(ws, record, whole.bytes);
 		if (mismatch) return failed("integrity", mismatch);
 		if (logMatches === false) return sessionChanged(ws, record);

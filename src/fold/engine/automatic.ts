@@ -53,10 +53,26 @@ export interface CommitRequest {
  * next commit.
  */
 export type CommitOutcome =
-	| { kind: "committed"; folded: boolean; folds: number; summary: CommitSummary; prepare: PrepareHint }
+	| {
+			kind: "committed";
+			folded: boolean;
+			folds: number;
+			summary: CommitSummary;
+			prepare: PrepareHint;
+			/** Stored sources found corrupt and rebuilt from the log's verified bytes (the corrupt copy kept aside). */
+			repaired: { foldId: string; quarantined: string }[];
+	  }
 	| { kind: "declined"; folded: false; decision: CommitDecision; prepare?: PrepareHint }
 	| { kind: "off"; folded: false; prepare?: undefined }
-	| { kind: "store-failed"; folded: false; storeError: string; prepare?: undefined };
+	| {
+			kind: "store-failed";
+			folded: false;
+			storeError: string;
+			/** The store's error code ("no-space", "read-only", "io", …) and its own message, for the person. */
+			storeCode: string | undefined;
+			storeProblem: string;
+			prepare?: undefined;
+	  };
 
 /** What the engine asks its host while it commits (the Pi adapter's answers; a replay gives none). */
 export interface EngineHost {

@@ -11,7 +11,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../../session/canonical.ts";
-import { consolidateFolds, createFold, type FoldOptions } from "../lattice/lattice.ts";
+import { consolidateFolds, createFold, type FoldOptions, type StoredSource } from "../lattice/lattice.ts";
 import { type FoldLattice, type FoldRecord, isRefusal } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { CommitDecision, CommitReason, LadderCandidate, Rung } from "../policy/ladder.ts";
@@ -47,8 +47,8 @@ export interface EngineCounters {
 
 export interface PlannedCommit {
 	change: FoldChange;
-	/** Exact source of every new record, by source hash, for the store. */
-	sources: Map<string, Uint8Array>;
+	/** Exact source of every new record (and where it cuts at child folds), by source hash, for the store. */
+	sources: Map<string, StoredSource>;
 	summary: CommitSummary;
 }
 
@@ -68,7 +68,7 @@ export function planCommit(decision: CommitDecision, context: CommitContext): Pl
 	if (!decision.commit || !decision.reason) return undefined;
 	let lattice = context.lattice;
 	const records: FoldRecord[] = [];
-	const sources = new Map<string, Uint8Array>();
+	const sources = new Map<string, StoredSource>();
 	const folds: CommitSummary["folds"] = [];
 	const refused: CommitSummary["refused"] = [];
 	const settledMarks: string[] = [];
@@ -91,7 +91,7 @@ export function planCommit(decision: CommitDecision, context: CommitContext): Pl
 		}
 		lattice = created.lattice;
 		records.push(created.record);
-		sources.set(created.record.sourceHash, created.plan.source);
+		sources.set(created.record.sourceHash, { source: created.plan.source, sourceCuts: created.plan.sourceCuts });
 		folds.push({ id: created.record.id, rung: candidate.rung, origin });
 	}
 	if (records.length === 0 && settledMarks.length === 0) return undefined;

@@ -35,7 +35,7 @@ import type { ResolvedOptions } from "../options.ts";
 import type { BudgetFacts, WindowReading } from "../policy/budget.ts";
 import type { FoldState } from "../state/state.ts";
 import type { EvidenceFacts } from "../store/evidence.ts";
-import { createMemoryFoldStore, type FoldStore } from "../store/store.ts";
+import { createMemoryFoldStore, type FoldStore, FoldStoreError, putFoldSource } from "../store/store.ts";
 import {
 	type AutomaticPlan,
 	automaticFacts,
@@ -310,15 +310,15 @@ export class FoldEngine {
 			const prepare = plan.kind === "declined" ? { prepare: plan.prepare } : {};
 			return { kind: "declined", folded: false, decision: plan.decision, ...prepare };
 		}
-		const storeError = await this.storeSources(plan.planned);
-		if (storeError !== undefined) {
+		const stored = await this.storeSources(plan.planned);
+		if ("storeError" in stored) {
 			// Nothing is applied: a fold whose source is not stored would not be one peek away.
-			this.book.declined(plan.decision, storeError);
-			return { kind: "store-failed", folded: false, storeError };
+			this.book.declined(plan.decision, stored.storeError);
+			return { kind: "store-failed", folded: false, ...stored };
 		}
 		const prepare = this.applyCommit(plan);
 		const folds = plan.planned.change.records.length;
-		return { kind: "committed", folded: folds > 0, folds, summary: plan.planned.summary, prepare };
+		return { kind: "committed", folded: folds > 0, folds, summary: plan.planned.summary, prepare, ...stored };
 	}
 
 	/** The plan step: the ladder's decision over one input value, and the commit planned when it decides one. */
@@ -344,16 +344,30 @@ export class FoldEngine {
 		return plan;
 	}
 
-	/** The store step: every new fold's source written and verified; the error when a write failed. */
-	private async storeSources(planned: PlannedCommit): Promise<string | undefined> {
+	/**
+	 * The store step: every new fold's source written from the log's bytes
+	 * (cut at its children, so only what it adds is written; a corrupt stored
+	 * copy replaced and kept aside), or why a write failed.
+	 */
+	private async storeSources(
+		planned: PlannedCommit,
+	): Promise<
+		| { repaired: { foldId: string; quarantined: string }[] }
+		| { storeError: string; storeCode: string | undefined; storeProblem: string }
+	> {
+		const repaired: { foldId: string; quarantined: string }[] = [];
 		for (const [hash, source] of planned.sources) {
 			try {
-				await this.storeOf.put(source, { expectedHash: hash });
+				const put = await putFoldSource(this.storeOf, hash, source);
+				const foldId = planned.change.records.find((record) => record.sourceHash === hash)?.id ?? hash;
+				if (put.repaired) repaired.push({ foldId, quarantined: put.quarantined ?? "" });
 			} catch (error) {
-				return `store write failed: ${String(error)}`;
+				const storeCode = error instanceof FoldStoreError ? error.code : undefined;
+				const storeProblem = error instanceof Error ? error.message : String(error);
+				return { storeError: `store write failed: ${String(error)}`, storeCode, storeProblem };
 			}
 		}
-		return undefined;
+		return { repaired };
 	}
 
 	/** The apply step: the change, the counters, and what the ladder may propose next. */

@@ -26,7 +26,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { canonicalSpanBytes, sha256Hex } from "../../session/canonical.ts";
+import { canonicalPieces, canonicalSpanBytes, sha256Hex } from "../../session/canonical.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
 import { type ChildSpan, DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "../briefs/brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice, type LatticeIndex } from "./lattice-index.ts";
@@ -62,6 +62,7 @@ import {
 	type FoldRefusal,
 	parentMap,
 	refusal,
+	sourcePieces,
 	unknownFold,
 	withRecord,
 } from "./records.ts";
@@ -103,9 +104,14 @@ export interface FoldPlan {
 	leafEntries: SessionEntry[];
 	/** Exact source: canonical span bytes of the leaf entries. Write it to the fold store. */
 	source: Uint8Array;
+	/** Offsets in `source` where a child fold's source begins or ends: the store keeps those parts once. */
+	sourceCuts: number[];
 	sourceHash: string;
 	correction?: SpanCorrection;
 }
+
+/** What the store needs of a plan: the exact source and its cuts at child folds. */
+export type StoredSource = Pick<FoldPlan, "source" | "sourceCuts">;
 
 /** A brief written elsewhere (a model, or the agent via rebrief). Recall calls are appended by the lattice. */
 export interface SuppliedBrief {
@@ -411,7 +417,7 @@ function makePlan(
 		}
 	}
 	const leafEntries = view.entries.slice(start, end);
-	const source = canonicalSpanBytes(leafEntries);
+	const { source, sourceCuts } = planSource(view, parts, children, leafEntries);
 	const sourceHash = sha256Hex(source);
 	const plan: FoldPlan = {
 		ok: true,
@@ -426,8 +432,28 @@ function makePlan(
 		children,
 		leafEntries,
 		source,
+		sourceCuts,
 		sourceHash,
 	};
 	if (correction) plan.correction = correction;
 	return plan;
+}
+
+/** A plan's source, cut at its children when it has any (the store then keeps their sources once). */
+function planSource(
+	view: BranchView,
+	parts: readonly FoldPart[],
+	children: readonly ChildSpan[],
+	leafEntries: readonly SessionEntry[],
+): { source: Uint8Array; sourceCuts: number[] } {
+	if (children.length === 0) return { source: canonicalSpanBytes(leafEntries), sourceCuts: [] };
+	const childEntries = new Map(children.map((child) => [child.id, child.entries]));
+	const pieces = sourcePieces(
+		parts,
+		(id) => childEntries.get(id),
+		(id) => view.entries[view.indexById.get(id) ?? -1],
+	);
+	if (!pieces) return { source: canonicalSpanBytes(leafEntries), sourceCuts: [] };
+	const { bytes, cuts } = canonicalPieces(pieces);
+	return { source: bytes, sourceCuts: cuts };
 }

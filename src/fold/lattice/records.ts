@@ -180,6 +180,39 @@ export function leafEntryIds(lattice: FoldLattice, foldId: string): string[] | F
 	return leaves;
 }
 
+/**
+ * The pieces a fold's source is cut into for the store: each child fold's
+ * leaf entries, and each run of entries no child covers, in order. Their
+ * canonical bytes concatenate to the fold's source, and a child's piece is
+ * its own source, which the store already holds. Undefined when a part does
+ * not resolve.
+ */
+export function sourcePieces<E>(
+	parts: readonly FoldPart[],
+	childEntries: (foldId: string) => readonly E[] | undefined,
+	entry: (entryId: string) => E | undefined,
+): E[][] | undefined {
+	const pieces: E[][] = [];
+	let run: E[] | undefined;
+	for (const part of parts) {
+		if (part.type === "fold") {
+			const entries = childEntries(part.foldId);
+			if (!entries) return undefined;
+			pieces.push([...entries]);
+			run = undefined;
+			continue;
+		}
+		const found = entry(part.entryId);
+		if (found === undefined) return undefined;
+		if (!run) {
+			run = [];
+			pieces.push(run);
+		}
+		run.push(found);
+	}
+	return pieces;
+}
+
 /** Fold ids a fold's parts name directly, in order. */
 export function childFoldIds(record: FoldRecord): string[] {
 	return record.parts.flatMap((part) => (part.type === "fold" ? [part.foldId] : []));

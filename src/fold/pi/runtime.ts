@@ -42,7 +42,13 @@ import { SuggestionRegistry, suggestionEntryType } from "../suggestions.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
 import { OverflowRecovery } from "./overflow-recovery.ts";
-import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
+import {
+	openSessionStore,
+	STRICT_APPEND_ONLY_ENV,
+	StoreTrouble,
+	strictAppendOnly,
+	strictFailureText,
+} from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
 export class FoldRuntime {
@@ -62,6 +68,8 @@ export class FoldRuntime {
 	readonly summarizer: FoldSummarizer;
 	/** What this process last saw of the session file: entries appended since must be ones it knows. */
 	private readonly writers = new OtherWriterWatch();
+	/** A store that cannot be written: the person is told once. */
+	private readonly storeTrouble: StoreTrouble;
 
 	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
 		this.pi = pi;
@@ -71,6 +79,7 @@ export class FoldRuntime {
 		});
 		this.overflow = new OverflowRecovery(this);
 		this.evidence = new EvidenceHost(options);
+		this.storeTrouble = new StoreTrouble(options.brandNoun);
 		const persist = (customType: string, data: unknown) => {
 			this.engine.queue(customType, data);
 			if (this.hostIdle()) this.flushQueued();
@@ -353,6 +362,8 @@ export class FoldRuntime {
 
 	/** Apply an action's change and make it durable (at once when Pi is idle). */
 	apply(outcome: ActionOutcome, ctx: ExtensionContext): void {
+		if (!outcome.ok) this.storeTrouble.failed(ctx, outcome.code, outcome.text);
+		else if (outcome.change && outcome.change.records.length + outcome.change.ops.length > 0) this.storeTrouble.ended();
 		this.sync(ctx);
 		this.engine.apply(outcome);
 		this.listenAtSettle();
@@ -385,6 +396,15 @@ export class FoldRuntime {
 
 	/** After a commit: persist at once while Pi is idle, and let the summarizer prepare what may fold next. */
 	private committed(ctx: ExtensionContext, outcome: CommitOutcome): CommitOutcome {
+		if (outcome.kind === "store-failed") this.storeTrouble.failed(ctx, outcome.storeCode, outcome.storeProblem);
+		if (outcome.kind === "committed") {
+			this.storeTrouble.ended();
+			for (const { foldId, quarantined } of outcome.repaired)
+				ctx.ui.notify(
+					`${this.options.brandNoun}: the stored source of ${foldId} was corrupt; the commit rebuilt it from the session log, whose bytes hash to the fold (the corrupt copy is kept at ${quarantined}).`,
+					"warning",
+				);
+		}
 		if (ctx.isIdle()) this.flushQueued();
 		if (outcome.prepare) this.summarizer.prepare(ctx, outcome.prepare.input, outcome.prepare.tailStart);
 		return outcome;

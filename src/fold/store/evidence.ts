@@ -92,6 +92,30 @@ export function parseEvidenceAddress(id: string): string | undefined {
 	return EVIDENCE_ADDRESS.exec(id)?.[1];
 }
 
+/** How an ingested result's window text names its artifact: the peek call's JSON (`evidenceWindowText`). */
+const EVIDENCE_PEEK_ID = /"id":"evidence:([0-9a-f]{64})"/g;
+
+/**
+ * Artifact hashes the transcript names, each with the first entry naming it:
+ * every tool result whose text holds an ingested result's peek call.
+ */
+export function evidenceReferences(
+	entries: readonly { id: string; type: string; message?: unknown }[],
+): Map<string, string> {
+	const found = new Map<string, string>();
+	for (const entry of entries) {
+		const message = entry.type === "message" ? (entry.message as { role?: unknown; content?: unknown }) : undefined;
+		if (message?.role !== "toolResult" || !Array.isArray(message.content)) continue;
+		for (const part of message.content as { type?: unknown; text?: unknown }[]) {
+			if (part?.type !== "text" || typeof part.text !== "string" || !part.text.includes(EVIDENCE_ADDRESS_PREFIX))
+				continue;
+			for (const match of part.text.matchAll(EVIDENCE_PEEK_ID))
+				if (match[1] && !found.has(match[1])) found.set(match[1], entry.id);
+		}
+	}
+	return found;
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8");
 

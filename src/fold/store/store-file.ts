@@ -8,14 +8,22 @@
  * writable, even briefly. A failed write removes its temp file. Nothing is
  * created until the first write, and a read-only store never writes.
  *
+ * Before any write the file system's free space is read (statfs): a write
+ * that would leave less than `STORE_FREE_SPACE_RESERVE_BYTES` is refused
+ * as "no-space", and so is one the disk runs out under (ENOSPC, EDQUOT);
+ * a directory that cannot be written is "read-only".
+ *
+ * A source with cut points is stored as parts: `<hash>.parts` beside the
+ * blobs (parts.ts), written with the same atomic path.
+ *
  * The session id is checked with Pi's own rule for session ids and every
  * address is checked by the shared core (store.ts), so no input can name a
  * path outside the store directory.
  */
 
 import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { access, chmod, lstat, mkdir, open, readdir, rename, rm, statfs, utimes } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { type BlobBackend, type FoldStore, FoldStoreError, storeOver } from "./store.ts";
 
 /** Suffix of the per-session store directory next to the session file. */
@@ -26,6 +34,16 @@ export const FOLD_STORE_HASH_DIR = "sha256";
 export const BLOB_FILE_MODE = 0o444;
 /** Mode of a temp file while it is written. */
 const TEMP_FILE_MODE = 0o600;
+
+/**
+ * Free space every blob write leaves on the file system, at least. The
+ * session log lives on the same disk and Pi appends its next lines there
+ * (tool results of tens of KB, replies, a compaction summary); a write that
+ * would leave less is refused ("no-space"), so the fold is not made and
+ * Pi's own log never fails for want of the space a blob took. 1 MiB holds
+ * some dozens of such lines.
+ */
+export const STORE_FREE_SPACE_RESERVE_BYTES = 1024 * 1024;
 
 /** Pi's rule for session ids (assertValidSessionId): alphanumerics, '.', '_', '-', alphanumeric at both ends. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
@@ -47,9 +65,9 @@ export function foldStoreDir(sessionDir: string, sessionId: string): string {
 	return join(sessionDir, `${sessionId}${FOLD_STORE_DIR_SUFFIX}`);
 }
 
-/** Relative path of a blob inside the store root (the address must already be validated). */
-export function blobRelativePath(hash: string): string {
-	return join(FOLD_STORE_HASH_DIR, hash.slice(0, 2), hash);
+/** Relative path of a blob (or, with its suffix, a part list) inside the store root; the address must already be validated. */
+export function blobRelativePath(name: string): string {
+	return join(FOLD_STORE_HASH_DIR, name.slice(0, 2), name);
 }
 
 let tempCounter = 0;
@@ -65,18 +83,55 @@ export interface BlobDirectoryOptions {
 	readOnly?: boolean;
 	/** Mode of directories the first write creates (root included); default: the process umask decides. */
 	dirMode?: number;
+	/** Free bytes a write must leave; default `STORE_FREE_SPACE_RESERVE_BYTES`. */
+	reserveBytes?: number;
 }
 
 /** The same atomic, verified, 0444 blob store rooted anywhere (fold sources; evidence artifacts). */
 export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 	const root = options.root;
-	const pathOf = (hash: string): string => join(root, blobRelativePath(hash));
-	const io = (path: string, action: string, error: unknown): FoldStoreError =>
-		new FoldStoreError(
+	const pathOf = (name: string): string => join(root, blobRelativePath(name));
+	const io = (path: string, action: string, error: unknown): FoldStoreError => {
+		const code = (error as { code?: unknown } | undefined)?.code;
+		const message = error instanceof Error ? error.message : String(error);
+		if (code === "ENOSPC" || code === "EDQUOT")
+			return new FoldStoreError(
+				"no-space",
+				`Could not ${action} fold blob ${path}: the disk is full (${message}). Nothing was stored; free some space, and the fold can be made again.`,
+				path,
+			);
+		if (code === "EROFS" || code === "EACCES" || code === "EPERM")
+			return new FoldStoreError(
+				"read-only",
+				`Could not ${action} fold blob ${path}: the store directory is not writable (${message}). Nothing was stored; make ${root} writable, and the fold can be made again.`,
+				path,
+			);
+		return new FoldStoreError(
 			"io",
-			`Could not ${action} fold blob ${path}: ${error instanceof Error ? error.message : String(error)}. Check that the session directory exists and is writable.`,
+			`Could not ${action} fold blob ${path}: ${message}. Check that the session directory exists and is writable.`,
 			path,
 		);
+	};
+	const reserve = options.reserveBytes ?? STORE_FREE_SPACE_RESERVE_BYTES;
+	/** Refuse a write that would leave the file system under the reserve (statfs of the nearest existing directory). */
+	const checkSpace = async (path: string, bytes: number): Promise<void> => {
+		let free: number | undefined;
+		for (let dir = dirname(path); free === undefined; dir = dirname(dir)) {
+			try {
+				const info = await statfs(dir);
+				free = info.bavail * info.bsize;
+			} catch (error) {
+				// Not created yet: ask its parent; anything else (or the root) leaves the write to find out.
+				if ((error as { code?: unknown }).code !== "ENOENT" || dirname(dir) === dir) return;
+			}
+		}
+		if (free - bytes >= reserve) return;
+		throw new FoldStoreError(
+			"no-space",
+			`Not writing fold blob ${path} (${bytes} bytes): the disk has ${free} bytes free, and pi-fold leaves at least ${reserve} free for Pi's own session log. Nothing was stored; free some space, and the fold can be made again.`,
+			path,
+		);
+	};
 
 	let swept: Promise<void> | undefined;
 	// Once per open store: temp files a killed writer left behind are removed (never ours in flight).
@@ -88,9 +143,9 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 		kind: "file",
 		location: root,
 		locate: pathOf,
-		async readRaw(hash) {
+		async readRaw(name) {
 			await sweep();
-			const path = pathOf(hash);
+			const path = pathOf(name);
 			let handle: Awaited<ReturnType<typeof open>>;
 			try {
 				// No symlink is followed and opening a FIFO does not wait for a writer.
@@ -108,8 +163,8 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				await handle.close();
 			}
 		},
-		async exists(hash) {
-			const path = pathOf(hash);
+		async exists(name) {
+			const path = pathOf(name);
 			try {
 				const info = await lstat(path);
 				if (!info.isFile()) throw new Error("not a regular file");
@@ -119,11 +174,12 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				throw io(path, "stat", error);
 			}
 		},
-		async writeRaw(hash, bytes) {
+		async writeRaw(name, bytes) {
 			await sweep();
-			const path = pathOf(hash);
-			const dir = join(root, FOLD_STORE_HASH_DIR, hash.slice(0, 2));
-			const temp = join(dir, `.${hash}.${process.pid}.${++tempCounter}.tmp`);
+			const path = pathOf(name);
+			await checkSpace(path, bytes.length);
+			const dir = join(root, FOLD_STORE_HASH_DIR, name.slice(0, 2));
+			const temp = join(dir, `.${name}.${process.pid}.${++tempCounter}.tmp`);
 			try {
 				if (options.dirMode !== undefined) {
 					await mkdir(root, { recursive: true, mode: options.dirMode });
@@ -141,12 +197,17 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 				await rename(temp, path);
 			} catch (error) {
 				await rm(temp, { force: true }).catch(() => undefined);
-				throw io(path, "write", error);
+				throw io(path, "write", await unwritable(dir, error));
 			}
 			await syncDirectory(dir);
 		},
-		async quarantine(hash) {
-			const path = pathOf(hash);
+		async touch(name) {
+			const now = new Date();
+			// Best effort: a file another user owns, or a read-only mount, only loses gc's grace period.
+			await utimes(pathOf(name), now, now).catch(() => undefined);
+		},
+		async quarantine(name) {
+			const path = pathOf(name);
 			const aside = `${path}.corrupt`;
 			try {
 				await rename(path, aside);
@@ -159,8 +220,26 @@ export function openBlobDirectory(options: BlobDirectoryOptions): FoldStore {
 	return storeOver(backend, options.readOnly ?? false);
 }
 
-/** Temp names carry the writer's pid: `.<hash>.<pid>.<n>.tmp`. */
-const TEMP_NAME = /^\.[0-9a-f]{64}\.(\d+)\.\d+\.tmp$/;
+/**
+ * Why a write failed, as precisely as the file system says: a recursive
+ * mkdir under a read-only mount reports ENOENT for the directory it could not
+ * make, so the nearest existing directory is asked whether it can be written.
+ */
+async function unwritable(dir: string, error: unknown): Promise<unknown> {
+	if ((error as { code?: unknown }).code !== "ENOENT") return error;
+	for (let at = dir; dirname(at) !== at; at = dirname(at)) {
+		try {
+			await access(at, constants.W_OK);
+			return error;
+		} catch (denied) {
+			if ((denied as { code?: unknown }).code !== "ENOENT") return denied;
+		}
+	}
+	return error;
+}
+
+/** Temp names carry the writer's pid: `.<hash>[.parts].<pid>.<n>.tmp`. */
+const TEMP_NAME = /^\.[0-9a-f]{64}(?:\.parts)?\.(\d+)\.\d+\.tmp$/;
 
 /** Remove temp files whose writer is gone (a kill mid-write). A live writer's temps, ours included, stay. */
 export async function removeStaleTemps(hashDir: string): Promise<void> {

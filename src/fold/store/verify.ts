@@ -1,34 +1,43 @@
 /**
- * `pi-fold verify` and `pi-fold gc` over one session file: every fold record
- * checked against the entries and the store (blob hash, parts, sizes, DAG
- * rules), every state delta, checkpoint and commit, every Fabric compaction
- * details record; blobs no fold references removed on request. The checks
- * are pure over a loaded session plus reads through the same verified store
- * every fold uses; the store is opened read-only, so verify never writes.
+ * `pi-fold verify` over one session file: every fold record checked against
+ * the entries and the store (blob hash, parts, sizes, DAG rules), every
+ * state delta, checkpoint and commit, every Fabric compaction details
+ * record, and every source the fold state references (`referenced.ts`, the
+ * definition gc keeps by) and every evidence artifact the transcript names,
+ * read and hashed. The checks are pure over a loaded session plus reads
+ * through the same verified store every fold uses; the stores are opened
+ * read-only, so verify never writes. gc lives in gc.ts.
  */
 
-import { lstat, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { parseCompactionDetails } from "../../compaction/records/details.ts";
-import { isSha256Hex, spanEntryIds, spanHash } from "../../session/canonical.ts";
 import { checkLattice, type LatticeDefectCode } from "../lattice/lattice-view.ts";
 import { type FoldLattice, type FoldRecord, isRefusal, latticeFromRecords, leafEntryIds } from "../lattice/records.ts";
-import { analyzeBranch, type BranchView } from "../lattice/units.ts";
+import { analyzeBranch } from "../lattice/units.ts";
 import { liveLattice, rebuildState, stateEntryTypes } from "../state/state.ts";
+import { evidenceReferences } from "./evidence.ts";
+import {
+	branchTo,
+	indexById,
+	leafIds,
+	partReferences,
+	partsBeneath,
+	referencedHashes,
+	type StateReferences,
+	stateReferences,
+} from "./referenced.ts";
 import { FoldIntegrityError, type FoldStore, FoldStoreError } from "./store.ts";
-import { FOLD_STORE_HASH_DIR, foldStoreDir, openFileFoldStore } from "./store-file.ts";
+import { openFileFoldStore } from "./store-file.ts";
+import { type BlobDefectKind, checkBlob, type Found, unplacedBlobContext } from "./verify-blob.ts";
 
 /** What kind of defect: one name per tamper class, so people and scripts can tell them apart. */
 export type DefectKind =
 	| "unreadable-state"
 	| "rejected-record"
 	| LatticeDefectCode
-	| "source-conflict"
-	| "blob-corrupt"
-	| "blob-mismatch"
-	| "blob-missing"
-	| "blob-unreadable"
+	| BlobDefectKind
+	| "evidence-corrupt"
+	| "evidence-missing"
 	| "compaction-details";
 
 /** One problem found: what, where (an entry or fold id), and the next step. */
@@ -46,10 +55,13 @@ export interface VerifyReport {
 	folds: number;
 	/** Fold state entries read (records, deltas, checkpoints, commits), on any branch. */
 	stateEntries: number;
+	/** Blobs of the fold store read and hashed (the sum of `checked` but evidence). */
 	blobsChecked: number;
+	/** What was read and hashed, by what references it (`referenced.ts`). */
+	checked: { folds: number; marks: number; parts: number; named: number; evidence: number };
 	compactions: number;
 	defects: Defect[];
-	/** Folds whose blob is missing from the store but rebuildable from the log (not defects). */
+	/** Folds and marks whose blob is missing from the store but rebuildable from the log (not defects). */
 	rebuildable: string[];
 }
 
@@ -79,31 +91,12 @@ const NEXT_STEP: Readonly<Record<DefectKind, string>> = {
 		"the record names a blob of other entries (a forged or mixed-up sourceHash); drop the record and fold the span again",
 	"blob-missing": "the exact source is lost; the fold can still be expanded only if the log is restored",
 	"blob-unreadable": "make the blob path a regular readable file (not a FIFO, socket, device or link)",
+	"evidence-corrupt":
+		"the artifact's bytes cannot be trusted and the transcript holds only its head; restore the file from a backup (peek of it refuses until then)",
+	"evidence-missing":
+		"the exact result is lost (the transcript holds only its head); restore the artifact from a backup of the evidence directory",
 	"compaction-details": "pi-fold treats this compaction as foreign; nothing to do unless the file was edited by hand",
 };
-
-/** Leaf entries of a session tree: each ends one branch. */
-export function leafIds(entries: readonly SessionEntry[]): string[] {
-	const parents = new Set(entries.map((entry) => entry.parentId).filter((id): id is string => typeof id === "string"));
-	return entries.filter((entry) => !parents.has(entry.id)).map((entry) => entry.id);
-}
-
-/** Path from the root to `leaf` (a parent cycle, which the loader cuts, ends the path instead of looping). */
-export function branchTo(entries: readonly SessionEntry[], leaf: string, byId = indexById(entries)): SessionEntry[] {
-	const path: SessionEntry[] = [];
-	const seen = new Set<string>();
-	let current = byId.get(leaf);
-	while (current && !seen.has(current.id)) {
-		seen.add(current.id);
-		path.push(current);
-		current = current.parentId ? byId.get(current.parentId) : undefined;
-	}
-	return path.reverse();
-}
-
-function indexById(entries: readonly SessionEntry[]): Map<string, SessionEntry> {
-	return new Map(entries.map((entry) => [entry.id, entry]));
-}
 
 /** Why a record the lattice left out was refused, in the lattice's words. */
 function rejectionReason(lattice: FoldLattice, record: FoldRecord): string {
@@ -112,98 +105,31 @@ function rejectionReason(lattice: FoldLattice, record: FoldRecord): string {
 	return `fold record ${record.id} contradicts the other folds (overlap or bad nesting)`;
 }
 
-/** SHA-256 of the branch's entries `ids` name, as a span; undefined when any of them is not on the branch. */
-function branchSpanHash(ids: readonly string[], view: BranchView): string | undefined {
-	const onBranch = ids.map((id) => view.entries[view.indexById.get(id) ?? -1]);
-	return onBranch.every((entry) => entry !== undefined) ? spanHash(onBranch) : undefined;
-}
-
-interface BlobContext {
-	record: FoldRecord;
-	/** The record's leaf entries; undefined when they cannot be resolved (a dissolved fold's parts): not compared. */
-	leaves: readonly string[] | undefined;
-	view: BranchView;
-	/** Whether the branch's entries under the fold still hash to its source. */
-	logMatches: boolean;
-	/** Another fold whose record names the same blob, if any. */
-	sharedWith: string | undefined;
-}
-
-type Found = { kind: DefectKind; problem: string } | "ok" | "rebuildable";
-
-/** Check one fold's blob against its record; the store is only read. */
-async function checkBlob(store: FoldStore, context: BlobContext): Promise<Found> {
-	const { record, leaves, view } = context;
-	const hash = record.sourceHash;
-	try {
-		if (!(await store.has(hash))) {
-			if (leaves && branchSpanHash(leaves, view) === hash) return "rebuildable";
-			return {
-				kind: "blob-missing",
-				problem: `source blob ${store.locate(hash)} is missing and the log no longer holds bytes hashing to it`,
-			};
-		}
-		const blob = await store.read(hash);
-		const ids = spanEntryIds(blob.text);
-		if (leaves && ids.join("\n") !== leaves.join("\n")) {
-			const other = context.sharedWith ? ` (the blob of fold ${context.sharedWith})` : "";
-			return {
-				kind: "blob-mismatch",
-				problem: `blob ${hash}${other} holds entries ${ids.slice(0, 4).join(", ")}${ids.length > 4 ? ", …" : ""}, not the record's parts ${leaves.slice(0, 4).join(", ")}${leaves.length > 4 ? ", …" : ""}`,
-			};
-		}
-		if (blob.bytes.length !== record.sizes.sourceBytes) {
-			return {
-				kind: "blob-mismatch",
-				problem: `blob holds ${blob.bytes.length} bytes, the record says ${record.sizes.sourceBytes}`,
-			};
-		}
-		if (!context.logMatches) {
-			// A log edited after folding and a record re-pointed at a forged blob look alike from the file; a blob of
-			// the log's current bytes in the store is a sign of the second.
-			const logHash = branchSpanHash(leaves ?? [], view) ?? "";
-			const repointed =
-				logHash !== "" && (await store.has(logHash))
-					? `; the store also holds blob ${logHash} of the log's current bytes, so the record was most likely re-pointed`
-					: "";
-			return {
-				kind: "source-conflict",
-				problem: `the stored blob of fold ${record.id} and the log disagree about its entries (${(leaves ?? ids)[0]}…${(leaves ?? ids).at(-1)}): the log was edited after folding, or the record was re-pointed at a forged blob${repointed}`,
-			};
-		}
-		return "ok";
-	} catch (error) {
-		if (error instanceof FoldIntegrityError) return { kind: "blob-corrupt", problem: error.message };
-		if (error instanceof FoldStoreError) return { kind: "blob-unreadable", problem: error.message };
-		throw error;
-	}
+/** The stores verify reads, each opened read-only: the fold store, and the evidence directory when there is one. */
+export interface VerifyStores {
+	store: FoldStore | undefined;
+	evidence?: FoldStore | undefined;
 }
 
 /**
- * What a dissolved fold's blob is checked against: its leaf entries when the
- * record still fits beside the live folds (its parts resolve), else only the
- * blob's own hash and size; the log when those entries are on the branch.
+ * Verify every branch's fold state, lattice and compaction records, and
+ * read and hash every source the fold state references (`referenced.ts`:
+ * committed folds, pending marks, the parts consolidations are stored as,
+ * sources named by damaged lines) and every evidence artifact the
+ * transcript names.
  */
-function dissolvedBlobContext(lattice: FoldLattice, record: FoldRecord, view: BranchView): BlobContext {
-	const withRecord = latticeFromRecords([...lattice.folds.values(), record]);
-	const leaves = isRefusal(withRecord) ? undefined : leafEntryIds(withRecord, record.id);
-	const ids = leaves === undefined || isRefusal(leaves) ? undefined : leaves;
-	const logHash = ids === undefined ? undefined : branchSpanHash(ids, view);
-	const logMatches = logHash === undefined || logHash === record.sourceHash;
-	return { record, leaves: ids, view, logMatches, sharedWith: undefined };
-}
-
-/** Verify every branch's fold state, lattice, sources and compaction records (dissolved folds' blobs too). */
 export async function verifySession(
 	entries: readonly SessionEntry[],
-	store: FoldStore | undefined,
+	stores: VerifyStores,
 	prefix: string,
 ): Promise<VerifyReport> {
+	const { store } = stores;
 	const report: VerifyReport = {
 		branches: 0,
 		folds: 0,
 		stateEntries: 0,
 		blobsChecked: 0,
+		checked: { folds: 0, marks: 0, parts: 0, named: 0, evidence: 0 },
 		compactions: 0,
 		defects: [],
 		rebuildable: [],
@@ -218,8 +144,12 @@ export async function verifySession(
 	const types = stateEntryTypes(prefix);
 	const ownTypes = new Set<string>(Object.values(types));
 	report.stateEntries = entries.filter((e) => e.type === "custom" && ownTypes.has(e.customType)).length;
+	const references = stateReferences(entries, prefix);
+	/** Each referenced source's check, by hash: what the parts beneath it owe their count to. */
+	const outcomes = new Map<string, Found>();
 	const byId = indexById(entries);
 	const checkedFolds = new Set<string>();
+	const checkedMarks = new Set<string>();
 	for (const leaf of leafIds(entries)) {
 		const branch = branchTo(entries, leaf, byId);
 		report.branches++;
@@ -230,11 +160,18 @@ export async function verifySession(
 			defect("unreadable-state", leaf, `${unnamed} more unreadable fold state entries on the branch ending here`);
 		const lattice = liveLattice(state);
 		const dissolved = new Set(state.data.dissolved);
-		for (const record of state.records) {
-			if (!dissolved.has(record.id) && !lattice.folds.has(record.id))
-				defect("rejected-record", record.id, rejectionReason(lattice, record));
-		}
 		const view = analyzeBranch(branch);
+		for (const record of state.records) {
+			if (dissolved.has(record.id) || lattice.folds.has(record.id)) continue;
+			defect("rejected-record", record.id, rejectionReason(lattice, record));
+			// Not folded, but still referenced (gc keeps its blob): read like a mark's.
+			if (checkedFolds.has(record.id)) continue;
+			checkedFolds.add(record.id);
+			if (!store) continue;
+			const found = await checkBlob(store, unplacedBlobContext(lattice, record, view));
+			countFound(report, outcomes, record.sourceHash, found, "folds");
+			if (typeof found !== "string") defect(found.kind, record.id, `rejected fold ${record.id}: ${found.problem}`);
+		}
 		const sourceMismatch = new Set<string>();
 		for (const problem of checkLattice(lattice, view, { verifySources: true })) {
 			// A source mismatch is named once the blob is read: an edited log and a forged record look alike here.
@@ -260,25 +197,32 @@ export async function verifySession(
 			const sharedWith = byHash.get(record.sourceHash)?.find((id) => id !== record.id);
 			const logMatches = !sourceMismatch.has(record.id);
 			const found = await checkBlob(store, { record, leaves: ids, view, logMatches, sharedWith });
+			countFound(report, outcomes, record.sourceHash, found, "folds");
 			if (found === "rebuildable") report.rebuildable.push(record.id);
 			else {
-				if (found === "ok" || found.kind !== "blob-missing") report.blobsChecked++;
 				if (found !== "ok") defect(found.kind, record.id, found.problem);
 				// Not already explained by the blob: say the record does not describe its entries.
 				if (!logMatches && (found === "ok" || found.kind === "blob-corrupt" || found.kind === "blob-unreadable"))
 					defect("source-mismatch", record.id, `fold ${record.id} source hash does not match its entries`);
 			}
 		}
-		// A dissolved fold folds nothing now, but its record still names a blob the store keeps (and gc spares).
-		for (const record of state.records) {
-			if (!dissolved.has(record.id) || checkedFolds.has(record.id)) continue;
-			checkedFolds.add(record.id);
+		// A pending mark folds nothing yet, but its source is stored when it is marked, and its commit reads it.
+		for (const mark of state.data.marks) {
+			const reference = references.marks.get(mark.record.sourceHash);
+			if (reference?.record.id !== mark.record.id || checkedMarks.has(mark.record.id)) continue;
+			checkedMarks.add(mark.record.id);
 			if (!store) continue;
-			const found = await checkBlob(store, dissolvedBlobContext(lattice, record, view));
-			if (found === "rebuildable" || found === "ok" || found.kind !== "blob-missing") report.blobsChecked++;
-			if (typeof found !== "string") defect(found.kind, record.id, `dissolved fold ${record.id}: ${found.problem}`);
+			const found = await checkBlob(store, unplacedBlobContext(lattice, mark.record, view));
+			countFound(report, outcomes, mark.record.sourceHash, found, "marks");
+			if (found === "rebuildable") report.rebuildable.push(mark.record.id);
+			else if (found !== "ok") {
+				const recorded = reference.entryId ? ` (recorded in entry ${reference.entryId})` : "";
+				defect(found.kind, mark.record.id, `pending mark ${mark.record.id}${recorded}: ${found.problem}`);
+			}
 		}
 	}
+	if (store) await checkUnattributed(store, references, outcomes, report, defect);
+	if (stores.evidence) await checkEvidence(stores.evidence, entries, report, defect);
 	for (const entry of entries) {
 		if (entry.type !== "compaction") continue;
 		const details = entry.details as { compactor?: unknown } | undefined;
@@ -290,110 +234,109 @@ export async function verifySession(
 	return report;
 }
 
-/** Most nodes `hashesIn` visits per entry: a hostile entry cannot make gc walk forever. */
-const HASH_SCAN_MAX_NODES = 100_000;
+type Checked = keyof VerifyReport["checked"];
 
-/** Every `sourceHash` string anywhere in a value, walked without recursion. */
-function hashesIn(value: unknown, into: Set<string>): void {
-	const stack: unknown[] = [value];
-	for (let visited = 0; stack.length > 0 && visited < HASH_SCAN_MAX_NODES; visited++) {
-		const node = stack.pop();
-		if (typeof node !== "object" || node === null) continue;
-		for (const [key, child] of Object.entries(node)) {
-			if (key === "sourceHash" && typeof child === "string" && isSha256Hex(child)) into.add(child);
-			else if (typeof child === "object" && child !== null) stack.push(child);
-		}
-	}
+/** Count one source's check: a missing blob is not a read, a rebuildable one is not a defect. */
+function countFound(report: VerifyReport, outcomes: Map<string, Found>, hash: string, found: Found, as: Checked): void {
+	outcomes.set(hash, found);
+	if (found === "rebuildable" || (found !== "ok" && found.kind === "blob-missing")) return;
+	report.checked[as]++;
+	report.blobsChecked++;
 }
+
+type DefectSink = (kind: DefectKind, where: string, problem: string) => void;
 
 /**
- * Every source hash any fold state entry on any branch names: decoded records
- * and marks, and, so gc never removes a blob a damaged entry still names,
- * every `sourceHash` inside entries that do not decode.
+ * The referenced sources no record check read: the parts of sources stored
+ * as part lists (counted as read when the source above them composed
+ * cleanly; read one by one under a source that did not, so every corrupt
+ * part is named), and sources only a damaged line still names.
  */
-export function referencedHashes(entries: readonly SessionEntry[], prefix: string): Set<string> {
-	const hashes = new Set<string>();
-	const byId = indexById(entries);
-	for (const leaf of leafIds(entries)) {
-		const state = rebuildState(branchTo(entries, leaf, byId), prefix);
-		for (const record of state.records) hashes.add(record.sourceHash);
-		for (const mark of state.data.marks) hashes.add(mark.record.sourceHash);
-	}
-	const ownTypes = new Set<string>(Object.values(stateEntryTypes(prefix)));
-	for (const entry of entries)
-		if (entry.type === "custom" && ownTypes.has(entry.customType)) hashesIn(entry.data, hashes);
-	return hashes;
-}
-
-export interface GcReport {
-	storeDir: string;
-	/** Blobs in the store (files named by a hash). */
-	blobs: number;
-	storeBytes: number;
-	/** Blobs a fold references; never removed. */
-	referenced: number;
-	unreferenced: { hash: string; bytes: number }[];
-	removed: number;
-	/** Symbolic links found in the store tree: never followed, never removed (they may point anywhere). */
-	links: string[];
-}
-
-/** Blobs of a session's store that no fold references; removed only with `apply`. */
-export async function collectGarbage(
-	entries: readonly SessionEntry[],
-	sessionDir: string,
-	sessionId: string,
-	prefix: string,
-	apply: boolean,
-): Promise<GcReport> {
-	const storeDir = foldStoreDir(sessionDir, sessionId);
-	const hashDir = join(storeDir, FOLD_STORE_HASH_DIR);
-	const referenced = referencedHashes(entries, prefix);
-	const report: GcReport = {
-		storeDir,
-		blobs: 0,
-		storeBytes: 0,
-		referenced: 0,
-		unreferenced: [],
-		removed: 0,
-		links: [],
+async function checkUnattributed(
+	store: FoldStore,
+	references: StateReferences,
+	outcomes: ReadonlyMap<string, Found>,
+	report: VerifyReport,
+	defect: DefectSink,
+): Promise<void> {
+	const parts = await partReferences(store, referencedHashes(references));
+	const composed = new Set<string>();
+	for (const [hash, found] of outcomes)
+		if (found === "ok") for (const part of partsBeneath(parts, hash)) composed.add(part);
+	/** The referenced source a part lies under (the first whose list names it, up to a root). */
+	const rootOf = (part: string): string => {
+		let hash = part;
+		const seen = new Set<string>();
+		for (let up = parts.parts.get(hash); up !== undefined && !seen.has(up); up = parts.parts.get(hash)) {
+			seen.add(up);
+			hash = up;
+			if (outcomes.has(hash)) break;
+		}
+		return hash;
 	};
-	// Directory entries are typed without following links: a link is listed, never walked or removed.
-	const list = async (dir: string) => {
-		const items = await readdir(dir, { withFileTypes: true }).catch(() => []);
-		for (const item of items) if (item.isSymbolicLink()) report.links.push(join(dir, item.name));
-		return items.filter((item) => !item.isSymbolicLink()).sort((a, b) => (a.name < b.name ? -1 : 1));
-	};
-	const storeInfo = await lstat(storeDir).catch(() => undefined);
-	const hashInfo = storeInfo?.isDirectory() ? await lstat(hashDir).catch(() => undefined) : undefined;
-	for (const [path, info] of [
-		[storeDir, storeInfo],
-		[hashDir, hashInfo],
-	] as const)
-		if (info?.isSymbolicLink()) report.links.push(path);
-	const shards = hashInfo?.isDirectory() ? await list(hashDir) : [];
-	for (const shard of shards.filter((item) => item.isDirectory())) {
-		for (const blob of await list(join(hashDir, shard.name))) {
-			// Only `<ab>/<hash>` files are blobs; quarantined `.corrupt` copies and temp files are left alone.
-			const name = blob.name;
-			if (!blob.isFile() || !isSha256Hex(name) || name.slice(0, 2) !== shard.name) continue;
-			const path = join(hashDir, shard.name, name);
-			const info = await lstat(path).catch(() => undefined);
-			if (!info?.isFile()) continue;
-			report.blobs++;
-			report.storeBytes += info.size;
-			if (referenced.has(name)) {
-				report.referenced++;
-				continue;
-			}
-			report.unreferenced.push({ hash: name, bytes: info.size });
-			if (apply) {
-				await rm(path, { force: true });
-				report.removed++;
-			}
+	const owner = (root: string): string =>
+		references.folds.get(root) ?? references.marks.get(root)?.record.id ?? references.named.get(root) ?? root;
+	for (const [part, list] of parts.parts) {
+		if (outcomes.has(part)) continue;
+		if (composed.has(part)) {
+			report.checked.parts++;
+			report.blobsChecked++;
+			continue;
+		}
+		try {
+			await store.verify(part);
+			report.checked.parts++;
+			report.blobsChecked++;
+		} catch (error) {
+			// A missing part is the source's own defect (or rebuildable), already said where it was checked.
+			if (error instanceof FoldStoreError && error.code === "missing") continue;
+			if (!(error instanceof FoldStoreError)) throw error;
+			report.checked.parts++;
+			report.blobsChecked++;
+			// Already named by the check of the source above it.
+			const root = rootOf(part);
+			const above = outcomes.get(root);
+			if (typeof above === "object" && above.problem.includes(part)) continue;
+			const kind = error instanceof FoldIntegrityError ? "blob-corrupt" : "blob-unreadable";
+			defect(kind, owner(root), `part ${part} of source ${list}: ${error.message}`);
 		}
 	}
-	return report;
+	for (const [hash, entryId] of references.named) {
+		if (outcomes.has(hash) || parts.parts.has(hash) || !(await store.has(hash))) continue;
+		try {
+			await store.verify(hash);
+		} catch (error) {
+			if (!(error instanceof FoldStoreError)) throw error;
+			const kind = error instanceof FoldIntegrityError ? "blob-corrupt" : "blob-unreadable";
+			defect(kind, entryId, `blob ${hash}, named by an unreadable fold state entry: ${error.message}`);
+		}
+		report.checked.named++;
+		report.blobsChecked++;
+	}
+}
+
+/** Every evidence artifact the transcript names, read and hashed. */
+async function checkEvidence(
+	evidence: FoldStore,
+	entries: readonly SessionEntry[],
+	report: VerifyReport,
+	defect: DefectSink,
+): Promise<void> {
+	for (const [hash, entryId] of evidenceReferences(entries)) {
+		try {
+			await evidence.verify(hash);
+			report.checked.evidence++;
+		} catch (error) {
+			if (!(error instanceof FoldStoreError)) throw error;
+			if (error.code !== "missing") report.checked.evidence++;
+			const kind = error.code === "missing" ? "evidence-missing" : "evidence-corrupt";
+			defect(
+				kind,
+				entryId,
+				`evidence artifact ${hash}, named by the tool result at entry ${entryId}: ${error.message}`,
+			);
+		}
+	}
 }
 
 /** The file store of a session, read-only (verify never writes), or why there is none. */

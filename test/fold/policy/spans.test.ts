@@ -97,7 +97,7 @@ describe("deep spans", () => {
 		expect(planned?.summary.folds.map((f) => f.rung)).toEqual(["span"]);
 		expect(decision.freshTailStart).toBe(tailStart);
 		// The exact source is stored under its hash: expand restores it byte for byte.
-		expect(planned?.sources.get(record?.sourceHash ?? "")?.byteLength).toBeGreaterThan(30 * 150 * 4);
+		expect(planned?.sources.get(record?.sourceHash ?? "")?.source.byteLength).toBeGreaterThan(30 * 150 * 4);
 		expect(calls).toHaveLength(30);
 	});
 

@@ -4,13 +4,16 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openFileFoldStore } from "../../../src/fold/store/store-file.ts";
 
-// Make the rename into place fail once, as a full disk or a racing cleaner would.
+/** The error the next rename of a temp file into place throws. */
+let renameError = { message: "simulated rename failure", code: "EIO" };
+
+// Make the rename into place fail, as a failing disk or a racing cleaner would.
 vi.mock("node:fs/promises", async (importOriginal) => {
 	const actual = await importOriginal<typeof import("node:fs/promises")>();
 	return {
 		...actual,
 		rename: vi.fn(async (from: string, to: string) => {
-			if (from.endsWith(".tmp")) throw Object.assign(new Error("simulated rename failure"), { code: "EIO" });
+			if (from.endsWith(".tmp")) throw Object.assign(new Error(renameError.message), { code: renameError.code });
 			return actual.rename(from, to);
 		}),
 	};
@@ -33,5 +36,17 @@ describe("file fold store write failure", () => {
 		const shards = await readdir(join(sessionDir, "s1.pi-fold", "sha256"));
 		expect(shards).toHaveLength(1);
 		expect(await readdir(join(sessionDir, "s1.pi-fold", "sha256", shards[0] ?? ""))).toEqual([]);
+	});
+
+	it("names a disk that ran out under the write no-space, and a directory it may not write read-only", async () => {
+		const store = openFileFoldStore({ sessionDir, sessionId: "s2" });
+		renameError = { message: "ENOSPC: no space left on device", code: "ENOSPC" };
+		await expect(store.put(new TextEncoder().encode("full"))).rejects.toMatchObject({
+			code: "no-space",
+			message: expect.stringMatching(/the disk is full .*free some space, and the fold can be made again/),
+		});
+		renameError = { message: "EROFS: read-only file system", code: "EROFS" };
+		await expect(store.put(new TextEncoder().encode("full"))).rejects.toMatchObject({ code: "read-only" });
+		renameError = { message: "simulated rename failure", code: "EIO" };
 	});
 });
