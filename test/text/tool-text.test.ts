@@ -52,3 +52,10 @@ describe("a host's output frame", () => {
 		expect(appendedExitCode("done\nCommand exited with code 3")).toBe(3);
 	});
 });
+
+describe("a host session still running", () => {
+	it("is named by the frame, so a later call that reads its output can name the command", () => {
+		const text = "Chunk ID: a1\nWall time: 1.0 seconds\nProcess running with session ID 42\nOutput:\nstarting\n";
+		expect(hostOutputHeader(text)).toEqual({ bodyStart: text.indexOf("starting"), sessionId: "42" });
+	});
+});
