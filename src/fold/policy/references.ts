@@ -12,7 +12,9 @@
  * model would read it from, so older copies may go. A path also refreshes
  * the newest result of a call that named it (the read of that file, a run of
  * that script), found by any trailing part of the path (`src/a.ts` finds a
- * read of `/repo/src/a.ts`).
+ * read of `/repo/src/a.ts`); a name refreshes the newest result that
+ * declares it (`declaredNames`), so talking about a function keeps the read
+ * of the file that defines it in play, the file an edit will quote.
  *
  * The index grows with the branch: a view's entries only ever get appended
  * (src/fold/engine/branch.ts), so each entry is read once. A replaced
@@ -20,6 +22,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { declaredNames } from "../../text/declared-names.ts";
 import { contentText } from "../../text/lines.ts";
 import { isPathToken, pathKeys, pathTokens, referenceTokens } from "../../text/references.ts";
 import type { BranchView, StructuralUnit } from "../lattice/units.ts";
@@ -36,6 +39,8 @@ interface GrowingIndex extends ReferenceIndex {
 	newest: Map<string, number>;
 	/** Path key → index of the newest tool result whose call named the path. */
 	newestRead: Map<string, number>;
+	/** Name → index of the newest tool result that declares it (`declaredNames`: the file that defines it). */
+	newestDeclaring: Map<string, number>;
 	/** The entry last read, to notice a branch that was replaced rather than grown. */
 	tail: SessionEntry | undefined;
 }
@@ -49,7 +54,13 @@ export function referenceIndex(view: BranchView): ReferenceIndex {
 	let index = indexes.get(entries);
 	const length = index?.lastReference.length ?? 0;
 	if (!index || length > entries.length || (length > 0 && entries[length - 1] !== index.tail)) {
-		index = { lastReference: [], newest: new Map(), newestRead: new Map(), tail: undefined };
+		index = {
+			lastReference: [],
+			newest: new Map(),
+			newestRead: new Map(),
+			newestDeclaring: new Map(),
+			tail: undefined,
+		};
 		indexes.set(entries, index);
 	}
 	for (let i = index.lastReference.length; i < entries.length; i++) note(index, view, i);
@@ -64,7 +75,9 @@ function note(index: GrowingIndex, view: BranchView, i: number): void {
 	if (entry?.type !== "message") return;
 	const message = entry.message;
 	if (message.role === "toolResult") {
-		hold(index, referenceTokens(contentText(message.content)), i);
+		const text = contentText(message.content);
+		hold(index, referenceTokens(text), i);
+		for (const name of declaredNames(text)) index.newestDeclaring.set(name, i);
 		for (const path of calledPaths(view, message.toolCallId)) {
 			for (const key of pathKeys(path)) index.newestRead.set(key, i);
 		}
@@ -75,6 +88,7 @@ function note(index: GrowingIndex, view: BranchView, i: number): void {
 	const tokens = referenceTokens(text);
 	for (const token of tokens) {
 		refresh(index, index.newest.get(token), i);
+		refresh(index, index.newestDeclaring.get(token), i);
 		if (isPathToken(token)) {
 			// The longest trailing part of the path some read was named by.
 			for (const key of pathKeys(token)) {

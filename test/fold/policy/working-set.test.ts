@@ -66,6 +66,15 @@ describe("last references", () => {
 		expect(requestsSinceReference(after.view, index, unitOf(b.entries, old).unit)).toBe(6);
 	});
 
+	it("a name refreshes the read of the file that declares it, even after replies repeated the name", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		const read = b.tool({ id: "r", name: "read", args: { path: "theme.ts" } }, "export function getMarkdownTheme() {}");
+		for (let k = 0; k < 4; k++) b.assistant(`getMarkdownTheme is used by panel ${k}.`);
+		const { view, unit } = unitOf(b.entries, read);
+		expect(requestsSinceReference(view, referenceIndex(view), unit)).toBe(0);
+	});
+
 	it("an identifier refreshes the newest entry holding it, and a grown branch reads only what was appended", () => {
 		const b = new FoldBranch();
 		b.user("go");
