@@ -16,7 +16,7 @@ import * as bundled from "./bundle/pi-fold.ts";
 import type sourceEntry from "./src/index.ts";
 import type { registerPiFold as sourceRegister } from "./src/index.ts";
 
-export type { FoldRuntime, PiFoldOptions } from "./src/index.ts";
+export type { PiFoldOptions } from "./src/index.ts";
 
 // The bundle is src/ compiled into one module: the same functions, typed by their sources.
 const piFold = bundled.default as unknown as typeof sourceEntry;

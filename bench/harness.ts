@@ -21,7 +21,7 @@ export interface InputSize {
 export interface BenchCase {
 	label: string;
 	input: InputSize;
-	/** The timed work. Its return value is kept so the work cannot be optimized away. */
+	/** The timed work (awaited when it returns a promise). Its result is kept so the work cannot be optimized away. */
 	run: () => unknown;
 }
 
@@ -96,17 +96,23 @@ export function median(values: readonly number[]): number {
 
 let sink: unknown;
 
+/** Run one case: a promise (an engine commit writes its sources through the async store) is awaited. */
+async function runCase(benchCase: BenchCase): Promise<unknown> {
+	const result = benchCase.run();
+	return result instanceof Promise ? await result : result;
+}
+
 /** Time every case `runs` times, interleaved, after one warm-up run each. */
-export function timeCases(cases: readonly BenchCase[], runs: number): CaseTiming[] {
-	for (const benchCase of cases) sink = benchCase.run();
+export async function timeCases(cases: readonly BenchCase[], runs: number): Promise<CaseTiming[]> {
+	for (const benchCase of cases) sink = await runCase(benchCase);
 	const samples = cases.map(() => [] as number[]);
 	for (let run = 0; run < runs; run++) {
-		cases.forEach((benchCase, index) => {
+		for (const [index, benchCase] of cases.entries()) {
 			const start = process.hrtime.bigint();
-			sink = benchCase.run();
+			sink = await runCase(benchCase);
 			const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
 			samples[index]?.push(elapsed);
-		});
+		}
 	}
 	void sink;
 	return cases.map((benchCase, index) => {

@@ -106,7 +106,7 @@ async function main(): Promise<number> {
 			process.stdout.write(`   FAILED: ${error instanceof Error ? error.message : String(error)}\n`);
 			continue;
 		}
-		const timings = timeCases(prepared.cases, runs);
+		const timings = await timeCases(prepared.cases, runs);
 		for (const timing of timings) {
 			process.stdout.write(
 				`   ${timing.label.padEnd(44)} median ${timing.medianMs.toFixed(2).padStart(9)} ms  ` +

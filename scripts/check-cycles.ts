@@ -1,48 +1,132 @@
 /**
- * Import cycles in `src`: every relative `import` / `export … from` (type-only
+ * The layer check `npm run lint` runs over `src/`, `bench/`, `scripts/` and
+ * the root `index.ts`. Every relative `import` / `export … from` (type-only
  * ones included: a cycle of types is still two modules that cannot be read
- * apart) forms the module graph; each strongly connected component with more
- * than one module, or a module importing itself, is a cycle. Prints each
- * cycle and exits 1 when one is not allowed. Run by `npm run lint`;
- * `--root <dir>` checks `<dir>/src` instead of this checkout's.
+ * apart) forms the module graph, and three rules hold:
+ *
+ * - **Layers.** NOTES.md ("Layers") lists the layers, bottom first, in a
+ *   fenced `layers` block: one layer a line, each a list of folders or files.
+ *   A module belongs to the layer of the longest entry that is its path or a
+ *   folder above it, and imports only from its own layer or lower ones. A
+ *   checked module, or a module one imports, that no layer names is refused:
+ *   a new folder gets its place in the order first.
+ * - **No cycles.** Each strongly connected component with more than one
+ *   module, or a module importing itself, is a cycle, wherever it sits.
+ * - **The engine knows Pi's data, not Pi's runtime.** The modules listed in
+ *   `PI_RUNTIME_FREE` (the fold engine and every fold layer below it) import
+ *   from Pi's packages only types, and of values only Pi's pure projection
+ *   functions in `PI_VALUES_ALLOWED` (the window must be Pi's own, byte for
+ *   byte); never a type of Pi's extension runtime (`PI_RUNTIME_TYPE`).
+ *
+ * Prints each violation and exits 1 when there is one. `--root <dir>` checks
+ * `<dir>` (its NOTES.md and trees) instead of this checkout.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
 
 const rootFlag = process.argv.indexOf("--root");
 const ROOT = resolve(rootFlag === -1 ? join(import.meta.dirname, "..") : (process.argv[rootFlag + 1] ?? "."));
-const SOURCE_DIR = join(ROOT, "src");
+/** The trees whose modules are checked (importers); what they import is placed by the layers too. */
+const CHECKED = ["src", "bench", "scripts", "index.ts"];
+/** Generated or recorded files inside the checked trees: never modules of the graph. */
+const SKIPPED_DIRS = new Set(["results", "node_modules"]);
+const LAYERS_FILE = "NOTES.md";
+const LAYERS_BLOCK = /^```layers\n([\s\S]*?)^```/m;
 
-/**
- * Cycles tolerated for now, each as its modules sorted, joined by " ".
- * Empty. (src/session/facts.ts and src/compaction/ import each other's
- * directories, but no chain of modules leads back to where it started, so
- * that is not a module cycle; the compactor work moves the normalizer into
- * src/session/ anyway.)
- */
-const ALLOWED_CYCLES: ReadonlySet<string> = new Set<string>([]);
+/** Where Pi's runtime must not reach (see the module doc); the engine's header states the same rule. */
+const PI_RUNTIME_FREE = [
+	"src/fold/briefs",
+	"src/fold/lattice",
+	"src/fold/state",
+	"src/fold/policy",
+	"src/fold/store",
+	"src/fold/options.ts",
+	"src/fold/projection-candidates.ts",
+	"src/fold/suggestions.ts",
+	"src/fold/summarizer",
+	"src/fold/engine",
+];
+/** Pi's own pure projection of a branch: what the next request holds is exactly what Pi will build. */
+const PI_VALUES_ALLOWED = new Set(["buildSessionProjection", "buildContextEntries", "sessionEntryToContextMessages"]);
+/** Pi's extension runtime (API, contexts, session manager, registries): the adapter's business, never the engine's. */
+const PI_RUNTIME_TYPE = /^(Extension[A-Z]\w*|AgentSession\w*|SessionManager|ModelRegistry|SettingsManager)$/;
 
 const SPECIFIER =
 	/(?:^|[\s;])(?:import|export)\s[^;]*?from\s*["'](\.{1,2}\/[^"']+)["']|import\s*\(\s*["'](\.{1,2}\/[^"']+)["']/gs;
+const PI_IMPORT = /(?:^|[\s;])import\s+(type\s+)?\{([^}]*)\}\s*from\s*["'](@earendil-works\/[^"']+)["']/gs;
+const PI_DEFAULT_IMPORT =
+	/(?:^|[\s;])import\s+(type\s+)?(\*\s+as\s+\w+|\w+)\s*(?:,\s*\{[^}]*\})?\s*from\s*["'](@earendil-works\/[^"']+)["']/gs;
 
-function sourceFiles(dir: string): string[] {
-	return readdirSync(dir, { withFileTypes: true }).flatMap((item) => {
-		const path = join(dir, item.name);
-		if (item.isDirectory()) return sourceFiles(path);
-		return item.name.endsWith(".ts") ? [path] : [];
+const toPosix = (path: string): string => path.split(sep).join("/");
+
+function sourceFiles(path: string): string[] {
+	if (!existsSync(path)) return [];
+	if (!statSync(path).isDirectory()) return path.endsWith(".ts") ? [path] : [];
+	return readdirSync(path, { withFileTypes: true }).flatMap((item) =>
+		SKIPPED_DIRS.has(item.name) ? [] : sourceFiles(join(path, item.name)),
+	);
+}
+
+/** The layers, bottom first, as read from NOTES.md. */
+function readLayers(): string[][] {
+	const notes = join(ROOT, LAYERS_FILE);
+	const block = existsSync(notes) ? LAYERS_BLOCK.exec(readFileSync(notes, "utf8")) : null;
+	if (!block?.[1]) {
+		console.error(`${LAYERS_FILE} has no \`\`\`layers block; write the layer order there (bottom first).`);
+		process.exit(1);
+	}
+	return block[1]
+		.split("\n")
+		.map((line) => line.replace(/#.*/, "").trim())
+		.filter((line) => line.length > 0)
+		.map((line) => line.split(/\s+/).map((entry) => entry.replace(/\/$/, "")));
+}
+
+/** The layer index of a repository path: its longest matching entry's; undefined when no layer names it. */
+function layerOf(path: string, layers: readonly string[][]): number | undefined {
+	let best: { layer: number; length: number } | undefined;
+	layers.forEach((entries, layer) => {
+		for (const entry of entries) {
+			const matches = path === entry || path.startsWith(`${entry}/`);
+			if (matches && (!best || entry.length > best.length)) best = { layer, length: entry.length };
+		}
 	});
+	return best?.layer;
 }
 
 /** Relative imports of one module, as repository paths. */
-function importsOf(file: string): string[] {
-	const text = readFileSync(file, "utf8");
+function importsOf(text: string, file: string): string[] {
 	const out: string[] = [];
 	for (const match of text.matchAll(SPECIFIER)) {
 		const specifier = match[1] ?? match[2];
-		if (specifier) out.push(relative(ROOT, resolve(dirname(file), specifier)));
+		if (specifier) out.push(toPosix(relative(ROOT, resolve(dirname(file), specifier))));
 	}
 	return out;
+}
+
+/** What a module takes from Pi's packages that the engine's rule refuses. */
+function piRuntimeImports(text: string): string[] {
+	const refused: string[] = [];
+	for (const match of text.matchAll(PI_IMPORT)) {
+		const typeOnly = match[1] !== undefined;
+		for (const raw of (match[2] ?? "").split(",")) {
+			const item = raw.trim();
+			if (item === "") continue;
+			const itemType = typeOnly || item.startsWith("type ");
+			const name =
+				item
+					.replace(/^type\s+/, "")
+					.split(/\s+as\s+/)[0]
+					?.trim() ?? "";
+			if (PI_RUNTIME_TYPE.test(name)) refused.push(`${name} (Pi's runtime) from ${match[3]}`);
+			else if (!itemType && !PI_VALUES_ALLOWED.has(name)) refused.push(`${name} (a value) from ${match[3]}`);
+		}
+	}
+	for (const match of text.matchAll(PI_DEFAULT_IMPORT)) {
+		if (match[1] === undefined) refused.push(`${match[2]} (a whole module) from ${match[3]}`);
+	}
+	return refused;
 }
 
 /** Strongly connected components (Tarjan), iteratively so deep chains cannot overflow the stack. */
@@ -94,15 +178,38 @@ function components(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 	return found;
 }
 
-const graph = new Map(sourceFiles(SOURCE_DIR).map((file) => [relative(ROOT, file), importsOf(file)]));
-const cycles = components(graph);
-const refused = cycles.filter((cycle) => !ALLOWED_CYCLES.has(cycle.join(" ")));
-for (const cycle of cycles) {
-	const allowed = !refused.includes(cycle);
-	console.log(`${allowed ? "allowed (temporary)" : "import cycle"}: ${cycle.join(" <-> ")}`);
+const layers = readLayers();
+const files = CHECKED.flatMap((path) => sourceFiles(join(ROOT, path)));
+const texts = new Map(files.map((file) => [toPosix(relative(ROOT, file)), readFileSync(file, "utf8")]));
+const graph = new Map([...texts].map(([path, text]) => [path, importsOf(text, join(ROOT, path))]));
+const problems: string[] = [];
+
+for (const [module, imports] of graph) {
+	const from = layerOf(module, layers);
+	if (from === undefined) {
+		problems.push(`no layer: ${module} is in no line of the layers in ${LAYERS_FILE}; give its folder a place`);
+		continue;
+	}
+	for (const target of imports) {
+		const to = layerOf(target, layers);
+		if (to === undefined) problems.push(`no layer: ${module} imports ${target}, which no layer names`);
+		else if (to > from)
+			problems.push(
+				`upward import: ${module} (layer ${from + 1}) imports ${target} (layer ${to + 1}); move what it needs down`,
+			);
+	}
+	const freeOfPi = PI_RUNTIME_FREE.some((entry) => module === entry || module.startsWith(`${entry}/`));
+	if (freeOfPi)
+		for (const refused of piRuntimeImports(texts.get(module) ?? ""))
+			problems.push(`Pi runtime in the engine: ${module} imports ${refused}`);
 }
-if (refused.length > 0) {
-	console.error(`${refused.length} import cycle(s) in src; break each by moving the shared piece below both modules.`);
+for (const cycle of components(graph)) problems.push(`import cycle: ${cycle.join(" <-> ")}`);
+
+for (const problem of problems) console.log(problem);
+if (problems.length > 0) {
+	console.error(
+		`${problems.length} layer problem(s); break a cycle or an upward import by moving the shared piece below both modules.`,
+	);
 	process.exit(1);
 }
-console.log(`No import cycles in src (${graph.size} modules).`);
+console.log(`Layers hold: ${graph.size} modules in ${layers.length} layers, no upward import, no cycle.`);

@@ -155,6 +155,23 @@ export function hostReplayFigures(markdown: string): HostReplayFigures[] {
 	return figures;
 }
 
+/**
+ * The results file's judgement, for docs/benchmarks.md: its target lines,
+ * the sanity check and the cost-ratio tables (from "## Targets" up to
+ * "## Out of view"), headings moved two levels down to sit under the docs'
+ * section. Throws naming the file when a part is missing.
+ */
+export function hostReplayJudgement(markdown: string): string {
+	const start = markdown.indexOf("\n## Targets");
+	const end = markdown.indexOf("\n## Out of view");
+	if (start === -1) fail('no "## Targets" section');
+	if (end === -1 || end < start) fail('no "## Out of view" section after the targets');
+	return markdown
+		.slice(start + 1, end)
+		.trimEnd()
+		.replace(/^(#{2,3}) /gm, (_match, hashes: string) => `${hashes}## `);
+}
+
 /** The run's date line, when the file has one. */
 export function hostReplayDate(markdown: string): string | undefined {
 	return /^- Date: (\S+)/m.exec(markdown)?.[1]?.slice(0, 10);

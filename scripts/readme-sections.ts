@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { DEFAULT_COMMAND_NAMES } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { settingsReference } from "../src/settings/reference.ts";
-import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures } from "./host-replay-figures.ts";
+import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures, hostReplayJudgement } from "./host-replay-figures.ts";
 
 /** The replay benchmark's results file the figures are read from. */
 export const REPLAY_RESULTS = "bench/results/replay.md";
@@ -106,6 +106,19 @@ function commandsSection(): string {
 	].join("\n");
 }
 
+/** docs/benchmarks.md's generated sections: the real-host replay's targets and cost ratios, from its results file. */
+export function benchmarkDocSections(root: string): Record<string, string> {
+	const markdown = readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8");
+	const date = hostReplayDate(markdown);
+	return {
+		"host-replay-judgement": [
+			`*Generated from [\`${HOST_REPLAY_RESULTS}\`](../${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""} by \`npm run readme\`; \`npm run figures\` reruns the benchmark and rewrites it.*`,
+			"",
+			hostReplayJudgement(markdown),
+		].join("\n"),
+	};
+}
+
 /** Every generated section by name. */
 export function readmeSections(root: string): Record<string, string> {
 	return {
@@ -117,14 +130,14 @@ export function readmeSections(root: string): Record<string, string> {
 }
 
 /** `readme` with each generated section replaced; throws naming a section whose markers are missing. */
-export function withSections(readme: string, sections: Record<string, string>): string {
+export function withSections(readme: string, sections: Record<string, string>, file = "README.md"): string {
 	let text = readme;
 	for (const [name, body] of Object.entries(sections)) {
 		const open = `<!-- generated:${name} -->`;
 		const close = `<!-- /generated:${name} -->`;
 		const start = text.indexOf(open);
 		const end = text.indexOf(close);
-		if (start === -1 || end < start) throw new Error(`README.md has no ${open} … ${close} markers`);
+		if (start === -1 || end < start) throw new Error(`${file} has no ${open} … ${close} markers`);
 		text = `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
 	}
 	return text;

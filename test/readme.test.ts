@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { HOST_REPLAY_RESULTS, hostReplayFigures } from "../scripts/host-replay-figures.ts";
-import { readmeSections, replayFigures, withSections } from "../scripts/readme-sections.ts";
+import { benchmarkDocSections, readmeSections, replayFigures, withSections } from "../scripts/readme-sections.ts";
 import { TOOL_ACTIONS } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { registerPiFold } from "../src/index.ts";
@@ -45,6 +45,13 @@ describe("README", () => {
 		expect(README).toBe(fresh);
 	});
 
+	it("has docs/benchmarks.md's host-replay targets and cost ratios as the results file states them", () => {
+		const docs = readFileSync(join(ROOT, "docs/benchmarks.md"), "utf8");
+		// On failure: run `npm run readme` (or `npm run figures` to rerun the benchmark first) and commit.
+		expect(docs).toBe(withSections(docs, benchmarkDocSections(ROOT), "docs/benchmarks.md"));
+		expect(docs).toMatch(/#### Targets \(held-out real sessions: defaults against native\)\n\n- (PASS|FAIL) /);
+	});
+
 	it("quotes the replay figures the results file holds", () => {
 		const results = readFileSync(join(ROOT, "bench/results/replay.md"), "utf8");
 		const figures = replayFigures(results);
@@ -56,18 +63,22 @@ describe("README", () => {
 		}
 	});
 
-	it("leads with the real-host replay's figures: defaults over native per set and window, and compactions", () => {
+	it("leads with the real-host replay's figures: charged and raw over native per set and window, hidden replies, compactions", () => {
 		const results = readFileSync(join(ROOT, HOST_REPLAY_RESULTS), "utf8");
 		const figures = hostReplayFigures(results);
 		expect(figures.map((item) => `${item.set} ${item.window}`).sort()).toEqual(
 			["held-out 128,000", "held-out 200,000", "tuned 128,000", "tuned 200,000"].sort(),
 		);
 		const headline = README.slice(0, README.indexOf("## First success"));
+		const share = (part: { replies: number; absent: number }) => `${((100 * part.absent) / part.replies).toFixed(1)}%`;
 		for (const item of figures) {
-			expect(Number.parseFloat(item.low)).toBeLessThanOrEqual(Number.parseFloat(item.median));
-			expect(Number.parseFloat(item.median)).toBeLessThanOrEqual(Number.parseFloat(item.high));
+			for (const figure of [item.charged, item.raw]) {
+				expect(Number.parseFloat(figure.low)).toBeLessThanOrEqual(Number.parseFloat(figure.median));
+				expect(Number.parseFloat(figure.median)).toBeLessThanOrEqual(Number.parseFloat(figure.high));
+			}
+			expect(item.hidden.defaults.replies).toBeGreaterThan(0);
 			expect(headline).toContain(
-				`| ${item.window} tokens | ${item.set}, ${item.sessions} sessions | **${item.median}** (${item.low}–${item.high}) | ${item.compactions.native} → **${item.compactions.defaults}** |`,
+				`| ${item.window} tokens | ${item.set}, ${item.sessions} real sessions | **${item.charged.median}** (${item.charged.low}–${item.charged.high}) | ${item.raw.median} (${item.raw.low}–${item.raw.high}) | ${share(item.hidden.native)} → **${share(item.hidden.defaults)}** | ${item.compactions.native} → **${item.compactions.defaults}** |`,
 			);
 		}
 	});
@@ -77,12 +88,15 @@ describe("README", () => {
 		expect(() => hostReplayFigures("# Benchmark: host replay\n")).toThrow(
 			/host-replay\.md: no "### <set> set, <window>-token window" cost-ratio tables.*npm run bench -- host-replay/,
 		);
-		expect(() => hostReplayFigures(results.replaceAll("defaults / native", "pi-fold / native"))).toThrow(
-			/no "defaults \/ native" column in the table under "### tuned set, 200,000-token window"/,
+		expect(() => hostReplayFigures(results.replaceAll("defaults / native, charged", "pi-fold / native"))).toThrow(
+			/no "defaults \/ native, charged" column in the table under "### held-out set, 200,000-token window"/,
 		);
 		expect(() =>
+			hostReplayFigures(results.replace(/^### Out of view: tuned set, 128,000-token window$/m, "### gone")),
+		).toThrow(/no "### Out of view: tuned set, 128,000-token window" table/);
+		expect(() =>
 			hostReplayFigures(
-				results.replace(/^\| defaults \| \$[\d.]+ \|.*$/m, "| defaults | failed: boom | | | | | | | | | | | | |"),
+				results.replace(/^\| defaults \| \$[\d.]+ \|.*$/m, "| defaults | failed: boom | | | | | | | | | | | | | | |"),
 			),
 		).toThrow(
 			/the defaults run under "### pi-mono-large-session \(tuned; real Pi log\), 200,000 window" has no compaction count/,

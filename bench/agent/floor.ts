@@ -22,7 +22,7 @@
  */
 
 import { priceRequest } from "../../src/cost/price.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import { type PromptCacheRules, roundCachedTokens } from "../../test/harness/provider-rules.ts";
 
 export interface FloorInput {

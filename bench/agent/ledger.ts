@@ -13,7 +13,7 @@
  */
 
 import { type PricedRequest, priceSession, type SessionPrice, type TokenUsage } from "../../src/cost/price.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import type { RecordedRequest } from "../../test/harness/loopback-provider.ts";
 import { classifyRequest, type RequestKind } from "./agent.ts";
 

@@ -9,8 +9,8 @@
  */
 
 import { resolveRateCard } from "../../src/cost/catalog.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
 import { TOOL_ACTIONS } from "../../src/fold/options.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import type { PromptCacheRules } from "../../test/harness/provider-rules.ts";
 import type { ArmSetup } from "./config.ts";
 import { FULL_MAX_BYTES, FULL_MIN_BYTES, type SizeBand, type Workload } from "./workload.ts";

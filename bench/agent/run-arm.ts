@@ -13,8 +13,8 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RateCard } from "../../src/cost/rate-card.ts";
 import { STRICT_APPEND_ONLY_ENV } from "../../src/fold/pi/runtime.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import {
 	type RecordedRequest,
 	type ScriptedReply,

@@ -33,7 +33,7 @@
  */
 
 import { priceRequest } from "../../src/cost/price.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import { CHARS_PER_TOKEN, type PromptCacheRules, roundCachedTokens } from "../../test/harness/provider-rules.ts";
 import { usage } from "./ledger.ts";
 

@@ -17,7 +17,7 @@
  */
 
 import { type PricedRequest, priceRequest, type TokenUsage } from "../../src/cost/price.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import {
 	type PromptCacheRules,
 	PromptPrefixIndex,

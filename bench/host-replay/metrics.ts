@@ -2,14 +2,48 @@
  * One run's figures, computed from what it left behind (RawRun) as pure
  * functions: the ledger's totals, the session file's commits and
  * compactions, requests past Pi's compaction line, and the floor's input
- * (the units each request sent first, read off the run's own prompts).
+ * (the units each request sent first, read off the run's own prompts); and
+ * the shape of one session's result, which the suite fills and the report
+ * reads.
  */
 
+import type { Calibration } from "../../src/session/tokens.ts";
 import { CHARS_PER_TOKEN, type PromptTokenizer } from "../../test/harness/provider-rules.ts";
 import { countCommits } from "../agent/metrics.ts";
-import type { FloorInput, FloorRequest, FloorUnit } from "./floor.ts";
+import type { FloorInput, FloorRequest, FloorResult, FloorUnit } from "./floor.ts";
 import { buildLedger, type Ledger, type LedgerRules } from "./ledger.ts";
 import type { RawRun } from "./run-arm.ts";
+import type { RunScore } from "./score.ts";
+import type { ReplaySession } from "./sessions.ts";
+
+/** One session at one window: every arm's figures and the floor. */
+export interface SessionResult {
+	session: ReplaySession;
+	window: number;
+	/** `provider/model` whose card priced it. */
+	model: string;
+	rules: LedgerRules;
+	/** Agent requests the plan expects. */
+	expectedRequests: number;
+	/** Of those, the ones answered with a reply (the rest replay a recorded failure). */
+	expectedReplies: number;
+	deviations: string[];
+	runs: RunMetrics[];
+	/** The floor (from the native run's units), undefined when no schedule fits the window. */
+	floor?: FloorResult;
+	/** The log's calibration (provider tokens per estimated token) the provider, ledger and report count with. */
+	calibration: Calibration;
+	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone, raw and charged. */
+	report: ReportEstimate;
+	/** Each run's out-of-view score and charge, by arm name (runs that failed have none). */
+	scores: Record<string, RunScore>;
+}
+
+/** What `pi-fold report` says pi-fold costs over Pi alone: raw, and with both columns charged for what they hid. */
+export interface ReportEstimate {
+	raw: number;
+	charged: number;
+}
 
 export interface RunMetrics {
 	arm: string;

@@ -32,9 +32,9 @@ export interface QuickResult {
 }
 
 /** One session at one window, headless: native and defaults, scored and charged. */
-export function quickSession(session: ReplaySession, window: number): QuickResult {
+export async function quickSession(session: ReplaySession, window: number): Promise<QuickResult> {
 	const started = Date.now();
-	const savings = projectSavings(session.branch(), "/", { contextWindow: window, ...PI_COMPACTION });
+	const savings = await projectSavings(session.branch(), "/", { contextWindow: window, ...PI_COMPACTION });
 	const line = window - PI_COMPACTION.reserveTokens;
 	const arm = (which: "native" | "projected"): ArmOutcome => ({
 		rawCost: savings[which].cost,
@@ -71,7 +71,7 @@ export const hostReplayQuickBench: ReportBenchmark = {
 		const results: QuickResult[] = [];
 		for (const session of sessions) {
 			for (const window of QUICK_WINDOWS) {
-				const result = quickSession(session, window);
+				const result = await quickSession(session, window);
 				results.push(result);
 				context.log(`   ${session.name} @${window / 1000}k (${(result.wallMs / 1000).toFixed(1)} s)`);
 			}

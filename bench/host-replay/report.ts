@@ -8,11 +8,10 @@
 
 import { median } from "../../src/cost/out-of-view/summary.ts";
 import type { MachineFacts } from "../harness.ts";
-import type { RunMetrics } from "./metrics.ts";
+import type { RunMetrics, SessionResult } from "./metrics.ts";
 import { outOfViewTable, type ScoredArm, type ScoredSession } from "./out-of-view-table.ts";
 import { methodNotes } from "./report-method.ts";
 import type { Preset, SessionSet } from "./sessions.ts";
-import type { SessionResult } from "./suite.ts";
 import { type ArmOutcome, REPORT_AGREEMENT, type SessionOutcome, targetLines } from "./targets.ts";
 
 const count = (value: number) => value.toLocaleString("en-US");

@@ -10,10 +10,10 @@
  * ones its targets are judged on.
  *
  * Three of the real sessions are other hosts' recordings converted to Pi
- * sessions (`../shared/sessions/real/`, its README): benchmark input read
- * where they lie, never copied into the repository (their licences are
- * unknown). When that directory is absent (CI, a fresh clone), they are
- * left out and the run says so.
+ * sessions (the workplace's shared real-sessions folder beside the
+ * checkout, its README): benchmark input read where they lie, never copied
+ * into the repository (their licences are unknown). When that folder is
+ * absent (CI, a fresh clone), they are left out and the run says so.
  */
 
 import { existsSync } from "node:fs";
@@ -65,10 +65,10 @@ function generated(shape: GeneratedShape, seed: number, set: SessionSet): Replay
 	};
 }
 
-/** Environment variable naming the directory of the converted real sessions (default: ../shared/sessions/real/). */
+/** Environment variable naming the directory of the converted real sessions (default: `externalSessionsDir`'s). */
 export const REAL_SESSIONS_DIR_ENV = "PI_FOLD_REAL_SESSIONS_DIR";
 
-/** Where the converted real sessions are read from. */
+/** Where the converted real sessions are read from: the env variable's directory, else the shared folder beside the checkout. */
 export function externalSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
 	return env[REAL_SESSIONS_DIR_ENV] ?? join(REPO_ROOT, "../shared/sessions/real");
 }

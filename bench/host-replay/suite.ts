@@ -13,9 +13,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { catalogCacheTtlSeconds, catalogModel, catalogRateCard } from "../../src/cost/catalog.ts";
 import { chargedCost, projectSavings } from "../../src/cost/projected-savings.ts";
-import type { RateCard } from "../../src/cost/rate-card.ts";
 import { calibrateRequests, sessionRequests } from "../../src/cost/session-requests.ts";
-import type { Calibration } from "../../src/session/tokens.ts";
+import type { RateCard } from "../../src/pricing/rate-card.ts";
 import type { LoopbackModelCost } from "../../test/harness/pi-cli.ts";
 import { calibratedTokenizer } from "../../test/harness/provider-rules.ts";
 import { type RecordedScript, recordedScript } from "../../test/harness/recorded-session.ts";
@@ -23,7 +22,7 @@ import { modelCostOf } from "../agent/run-arm.ts";
 import type { ReportBenchmark } from "../harness.ts";
 import { type FloorResult, floorSchedule } from "./floor.ts";
 import type { LedgerRules } from "./ledger.ts";
-import { floorInput, type RunMetrics, runMetrics } from "./metrics.ts";
+import { floorInput, type ReportEstimate, type RunMetrics, runMetrics, type SessionResult } from "./metrics.ts";
 import { replayPlan } from "./plan.ts";
 import { renderHostReplayReport } from "./report.ts";
 import { runArm } from "./run-arm.ts";
@@ -38,35 +37,6 @@ import {
 	type Preset,
 	type ReplaySession,
 } from "./sessions.ts";
-
-/** One session at one window: every arm's figures and the floor. */
-export interface SessionResult {
-	session: ReplaySession;
-	window: number;
-	/** `provider/model` whose card priced it. */
-	model: string;
-	rules: LedgerRules;
-	/** Agent requests the plan expects. */
-	expectedRequests: number;
-	/** Of those, the ones answered with a reply (the rest replay a recorded failure). */
-	expectedReplies: number;
-	deviations: string[];
-	runs: RunMetrics[];
-	/** The floor (from the native run's units), undefined when no schedule fits the window. */
-	floor?: FloorResult;
-	/** The log's calibration (provider tokens per estimated token) the provider, ledger and report count with. */
-	calibration: Calibration;
-	/** `pi-fold report`'s estimate for the same branch and window: with pi-fold / Pi alone, raw and charged. */
-	report: ReportEstimate;
-	/** Each run's out-of-view score and charge, by arm name (runs that failed have none). */
-	scores: Record<string, RunScore>;
-}
-
-/** What `pi-fold report` says pi-fold costs over Pi alone: raw, and with both columns charged for what they hid. */
-export interface ReportEstimate {
-	raw: number;
-	charged: number;
-}
 
 /** The first `turns` user turns of a script (and the notes within them). */
 export function firstTurns(script: RecordedScript, turns: number | undefined): RecordedScript {
@@ -83,8 +53,12 @@ export function branchThroughTurns(branch: readonly SessionEntry[], turns: numbe
 }
 
 /** What `pi-fold report` says pi-fold costs over Pi alone on this branch, window and compaction. */
-export function reportEstimate(branch: readonly SessionEntry[], window: number, preset: Preset): ReportEstimate {
-	const savings = projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
+export async function reportEstimate(
+	branch: readonly SessionEntry[],
+	window: number,
+	preset: Preset,
+): Promise<ReportEstimate> {
+	const savings = await projectSavings(branch, "/", { contextWindow: window, ...preset.piCompaction });
 	return {
 		raw: savings.projected.cost / savings.native.cost,
 		charged:
@@ -186,7 +160,7 @@ export async function runSession(
 		runs,
 		...(floor ? { floor } : {}),
 		calibration,
-		report: reportEstimate(replayed, window, preset),
+		report: await reportEstimate(replayed, window, preset),
 		scores,
 	};
 }

@@ -37,19 +37,20 @@ export interface LogReplay {
 }
 
 /** Replay one linear branch through every policy and price each. */
-export function replayLog(
+export async function replayLog(
 	branch: readonly SessionEntry[],
 	options: ResolvedOptions,
 	setup: LogSetup,
 	policies: readonly PolicyName[] = POLICIES,
-): LogReplay {
+): Promise<LogReplay> {
 	let recordedMatchesLog = false;
-	const rows = policies.map((policy): PolicyRow => {
-		const result = replayPolicy(branch, policy, options, setup.hostFor);
+	const rows: PolicyRow[] = [];
+	for (const policy of policies) {
+		const result = await replayPolicy(branch, policy, options, setup.hostFor);
 		if (policy === "recorded") recordedMatchesLog = samePrompts(result, setup.logged);
 		const { branch: _branch, requests, ...replay } = result;
-		return { policy, replay, priced: priceSequence(requests, setup.calibration, setup.cache) };
-	});
+		rows.push({ policy, replay, priced: priceSequence(requests, setup.calibration, setup.cache) });
+	}
 	const main = branch.find((entry) => entry.type === "message" && modelKeyOf(entry) === setup.mainModelKey);
 	return {
 		mainModelKey: setup.mainModelKey,

@@ -58,12 +58,12 @@ export function foldAllPolicy(options: ResolvedOptions): BoundaryPolicy {
 }
 
 /** Replay a linear recorded branch through one of the benchmark's policies. */
-export function replayPolicy(
+export async function replayPolicy(
 	recorded: readonly SessionEntry[],
 	policy: PolicyName,
 	options: ResolvedOptions,
 	hostFor: HostFor,
-): ReplayResult {
+): Promise<ReplayResult> {
 	const chosen = policy === "fold-all" ? { name: policy, boundary: foldAllPolicy(options) } : policy;
 	return replayBranch(recorded, chosen, options, hostFor);
 }

@@ -16,16 +16,15 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { appendSink } from "../../src/cost/fold-replay.ts";
 import { FoldEngine } from "../../src/fold/engine/engine.ts";
-import { consolidateFolds } from "../../src/fold/lattice/lattice.ts";
+import { consolidateFolds, createFold } from "../../src/fold/lattice/lattice.ts";
 import { MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice-rules.ts";
-import { type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
-import { analyzeBranch, closedChapters } from "../../src/fold/lattice/units.ts";
+import { emptyLattice, type FoldLattice, type FoldRecord, isRefusal } from "../../src/fold/lattice/records.ts";
+import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/lattice/units.ts";
 import type { ResolvedOptions } from "../../src/fold/options.ts";
 import { MAX_VISIBLE_FOLDS } from "../../src/fold/policy/ladder.ts";
 import { emptyFoldState, persistChange } from "../../src/fold/state/state.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { generateSession } from "../generate.ts";
-import { foldEverything } from "../suites/fold.ts";
 
 /** Chapter folds left beside the consolidation: one fewer than makes consolidation eligible again. */
 export const RECENT_ROOTS = MAX_VISIBLE_FOLDS - 1;
@@ -41,6 +40,27 @@ export interface FoldedFixture {
 	folds: number;
 	/** Collapsed folds whose brief shows. */
 	visibleFolds: number;
+}
+
+/**
+ * Fold every completed tool batch, then every closed chapter (batches nest
+ * inside), among the spans that end at or before entry index `before`.
+ */
+export function foldEverything(view: BranchView, before = view.entries.length): FoldLattice {
+	let lattice = emptyLattice();
+	const spans = [
+		...view.units
+			.filter((unit) => unit.kind === "tool-batch" && unit.completed)
+			.map((unit) => ({ ...unit, kind: "tool-batch" as const })),
+		...closedChapters(view, MIN_CHAPTER_UNITS).map((chapter) => ({ ...chapter, kind: "chapter" as const })),
+	].filter((span) => span.end <= before);
+	for (const span of spans) {
+		const first = view.entries[span.start]?.id ?? "";
+		const last = view.entries[span.end - 1]?.id ?? "";
+		const made = createFold(lattice, view, { kind: span.kind, first, last }, { origin: "ladder" });
+		if (!isRefusal(made)) lattice = made.lattice;
+	}
+	return lattice;
 }
 
 /** Fold a generated session of `entries` entries into the ladder's long-session shape. */

@@ -1,10 +1,12 @@
 /**
  * The fold engine's work between one response and the next request, driven
- * directly (no Pi): the turn boundary (reconcile, the ladder's decision, a
- * commit when it decides one, the custom entries and drafts handed over and
- * persisted) and the `context` hook (the fence check, the request with any
- * preview, the instrument). The Pi adapter runs the same engine calls
- * (src/fold/pi/runtime.ts); real-runtime.ts times it through Pi's handlers.
+ * directly (no Pi), through the engine's own commit sequence: the turn
+ * boundary (`boundary`: reconcile, the ladder's decision, a commit when it
+ * decides one with its sources stored, the custom entries and drafts handed
+ * over, here persisted) and the `context` hook (`prepareRequest`: the fence,
+ * the request with any preview, the instrument). The Pi adapter calls the
+ * same two (src/fold/pi/runtime.ts); real-runtime.ts times it through Pi's
+ * handlers.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -33,35 +35,28 @@ export function engineOn(branch: readonly SessionEntry[], options: ResolvedOptio
 // Its own id prefix: the fixture's folding already appended `replay-0…`, and a repeated id would loop Pi's parent walk.
 const sink = appendSink("request-path-");
 
-/** `turn_end`: reconcile, decide, commit when decided, hand over and persist the entries and drafts. */
-export function boundaryStep(engine: FoldEngine, host: HostFacts, force?: "threshold"): BoundaryRun {
-	engine.reconcile();
-	const plan = engine.planAutoCommit(host, force);
-	const folds = plan.kind === "planned" ? plan.planned.change.records.length : 0;
-	if (plan.kind === "planned") engine.applyCommit(plan);
-	const handed = engine.boundaryEntries();
+/** `turn_end`: the engine's boundary (a threshold-forced commit with `force`), its hand-off persisted. */
+export async function boundaryStep(engine: FoldEngine, host: HostFacts, force?: "threshold"): Promise<BoundaryRun> {
+	const forced = force ? await engine.commit(host, { force }) : undefined;
+	const { commit = forced, handed } = await engine.boundary(host, forced ? "none" : "ladder");
 	if (handed) engine.append(sink.persist(handed.custom, handed.drafts, engine.entries.at(-1)));
 	return {
-		committed: plan.kind === "planned",
-		folds,
+		committed: commit?.kind === "committed",
+		folds: commit?.kind === "committed" ? commit.folds : 0,
 		drafts: handed?.drafts.length ?? 0,
-		declined: plan.kind === "declined" ? plan.decision.declined : undefined,
+		declined: commit?.kind === "declined" ? commit.declined : undefined,
 	};
 }
 
 /** The `context` hook for the next request; returns the number of messages sent. */
-export function contextStep(engine: FoldEngine, host: HostFacts): number {
-	if (engine.overBudget(host)) {
-		const plan = engine.planAutoCommit(host, "fence");
-		if (plan.kind === "planned") engine.applyCommit(plan);
-	}
-	const outcome = engine.request(host);
+export async function contextStep(engine: FoldEngine, host: HostFacts): Promise<number> {
+	const outcome = await engine.prepareRequest(host);
 	return outcome.sent?.length ?? engine.requestMessages().length;
 }
 
 /** One request as a session grows: the turn's entries arrive, the boundary, the next request. */
-export function requestPath(engine: FoldEngine, host: HostFacts, turn: number): number {
+export async function requestPath(engine: FoldEngine, host: HostFacts, turn: number): Promise<number> {
 	engine.append(assistantTurn(engine.entries.at(-1), turn));
-	boundaryStep(engine, host);
+	await boundaryStep(engine, host);
 	return contextStep(engine, host);
 }

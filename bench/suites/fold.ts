@@ -14,38 +14,16 @@ import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-cod
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { emptyInstrument, messageDigest, observeRequest, sentDigests } from "../../src/fold/engine/instrument.ts";
 import { editDrafts, planWindow } from "../../src/fold/engine/materialize.ts";
-import { createFold, MIN_CHAPTER_UNITS } from "../../src/fold/lattice/lattice.ts";
-import { emptyLattice, type FoldLattice, isRefusal } from "../../src/fold/lattice/records.ts";
-import { analyzeBranch, type BranchView, closedChapters } from "../../src/fold/lattice/units.ts";
+import { analyzeBranch } from "../../src/fold/lattice/units.ts";
 import { DEFAULT_BRAND_NOUN } from "../../src/fold/options.ts";
 import { emptyFoldState, liveLattice, persistChange, rebuildState } from "../../src/fold/state/state.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import type { BenchCase, Benchmark, BenchRatio } from "../harness.ts";
+import { foldEverything } from "../runtime/fixtures.ts";
 import { realLogs } from "../sessions.ts";
 
 const PREFIX = "pi-fold-active-context";
-
-/**
- * Fold every completed tool batch, then every closed chapter (batches nest
- * inside), among the spans that end at or before entry index `before`.
- */
-export function foldEverything(view: BranchView, before = view.entries.length): FoldLattice {
-	let lattice = emptyLattice();
-	const spans = [
-		...view.units
-			.filter((unit) => unit.kind === "tool-batch" && unit.completed)
-			.map((unit) => ({ ...unit, kind: "tool-batch" as const })),
-		...closedChapters(view, MIN_CHAPTER_UNITS).map((chapter) => ({ ...chapter, kind: "chapter" as const })),
-	].filter((span) => span.end <= before);
-	for (const span of spans) {
-		const first = view.entries[span.start]?.id ?? "";
-		const last = view.entries[span.end - 1]?.id ?? "";
-		const made = createFold(lattice, view, { kind: span.kind, first, last }, { origin: "ladder" });
-		if (!isRefusal(made)) lattice = made.lattice;
-	}
-	return lattice;
-}
 
 function persist(branch: readonly SessionEntry[], drafts: readonly ContextEditEntryDraft[]): SessionEntry[] {
 	const out = [...branch];

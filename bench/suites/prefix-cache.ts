@@ -17,7 +17,6 @@ import {
 	simulatePrefixCache,
 } from "../../src/cost/prefix-cache.ts";
 import { priceSimulated, promptTokens } from "../../src/cost/price.ts";
-import { NAMED_RATE_CARDS, type RateCard } from "../../src/cost/rate-card.ts";
 import { sessionCost } from "../../src/cost/session-cost.ts";
 import {
 	calibrateRequests,
@@ -25,6 +24,7 @@ import {
 	type SessionRequest,
 	sessionRequests,
 } from "../../src/cost/session-requests.ts";
+import { NAMED_RATE_CARDS, type RateCard } from "../../src/pricing/rate-card.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import type { BenchCase, Benchmark, BenchRatio } from "../harness.ts";
 import { realLogs } from "../sessions.ts";

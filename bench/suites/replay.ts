@@ -18,7 +18,7 @@ export const replayBench: Benchmark = {
 	name: "replay",
 	description:
 		"The real logs replayed through each fold policy (as recorded, pi-fold's ladder, fold-all reference), priced under one prefix-cache model against the provider's recorded usage.",
-	prepare() {
+	async prepare() {
 		const options = resolveOptions();
 		const cases: BenchCase[] = [];
 		const facts: string[] = [];
@@ -26,7 +26,7 @@ export const replayBench: Benchmark = {
 			const session = loadSessionFile(log.path);
 			const branch = session.manager.getBranch();
 			const setup = logSetup(branch, session.header.cwd ?? "/");
-			const replay = replayLog(branch, options, setup);
+			const replay = await replayLog(branch, options, setup);
 			facts.push(...replayFacts(log.name, replay));
 			const input = { bytes: log.bytes, entries: branch.length, requests: replay.recorded.requests };
 			for (const policy of POLICIES) {

@@ -72,17 +72,17 @@ function hugeDelta(ops: number): SessionEntry[] {
 }
 
 /** Median time of a forced (threshold) commit at a boundary, each on a freshly loaded engine. */
-function timeCommit(
+async function timeCommit(
 	fixture: FoldedFixture,
 	options: ReturnType<typeof resolveOptions>,
 	host: ReturnType<typeof hostFacts>,
 ) {
 	const times: number[] = [];
-	let run = boundaryStep(engineOn(fixture.branch, options, host), host, "threshold");
+	let run = await boundaryStep(engineOn(fixture.branch, options, host), host, "threshold");
 	for (let i = 0; i < COMMIT_RUNS; i++) {
 		const engine = engineOn(fixture.branch, options, host);
 		const start = performance.now();
-		run = boundaryStep(engine, host, "threshold");
+		run = await boundaryStep(engine, host, "threshold");
 		times.push(performance.now() - start);
 	}
 	return { run, ms: median(times) };
@@ -106,8 +106,8 @@ export const runtimeBench: Benchmark = {
 			const fixture = foldedFixture(size, options, HOST_CWD);
 			fixtures.push(fixture);
 			const { branch } = fixture;
-			const steady = boundaryStep(engineOn(branch, options, host), host);
-			const commit = timeCommit(fixture, options, host);
+			const steady = await boundaryStep(engineOn(branch, options, host), host);
+			const commit = await timeCommit(fixture, options, host);
 			const before = heap();
 			const engine = engineOn(branch, options, host);
 			const after = heap();
@@ -233,7 +233,7 @@ export const runtimeBench: Benchmark = {
 			notes: [
 				`- Fixtures (\`bench/runtime/fixtures.ts\`): \`generateSession(n)\` (seed 1: user asks, 1–4 read / grep / bash / edit / write calls with 50–6,500-character results, 8% errors, some thinking, a closing reply), then every completed tool batch and closed chapter folded (\`foldEverything\` from the fold suite), all chapter folds but the newest ${RECENT_ROOTS} consolidated into one fold (the shape the ladder's consolidation rule converges to), the newest ${RAW_TAIL_CHAPTERS} chapters raw; the fold records, state entries and the engine's own \`context_edit\` drafts are appended to the branch.`,
 				`- Host: ${HOST_MODEL} from Pi's catalog (serving budget = its context window; its card's prices), a ${integer.format(HOST_FIXED_TOKENS)}-token system prompt, default options (epoch scheduling; the adapter runs with the default session summarizer, which finds nothing to prepare on these fixtures).`,
-				"- `request path` (engine alone, `bench/runtime/request-path.ts`): one turn (an assistant's read and its ~1,500-character result) appended to the engine's branch, then the boundary (reconcile, `planAutoCommit`, a commit when decided, `boundaryEntries`, their persistence appended) and the `context` hook (fence check, `request`, the instrument). The branch grows by one turn per run, as a session does. The adapter table times the same through Pi's `turn_end` and `context` handlers, with Pi's messages structured-cloned outside the timing; it includes the adapter's walk from Pi's leaf back to the last known entry.",
+				"- `request path` (engine alone, `bench/runtime/request-path.ts`): one turn (an assistant's read and its ~1,500-character result) appended to the engine's branch, then the engine's boundary (`boundary`: reconcile, the ladder's decision, a commit when decided with its sources stored in memory, the hand-off, persisted here) and the `context` hook (`prepareRequest`: fence check, the request, the instrument). The branch grows by one turn per run, as a session does. The adapter table times the same through Pi's `turn_end` and `context` handlers, with Pi's messages structured-cloned outside the timing; it includes the adapter's walk from Pi's leaf back to the last known entry.",
 				"- `Pi projection` is one `buildSessionProjection` of the same branch: what Pi itself spends per request (at least once), for scale. `engine resume` is `FoldEngine.reset` on the branch: state rebuild, branch view, Pi's projection with its token reading, lost-commit lookup (the adapter adds the store's open).",
 				"- `forced commit` is a `threshold` commit at a boundary on a freshly loaded engine (what Pi's compaction trigger makes the runtime do): the raw tail's eligible batches planned, applied, and the drafts that show them computed (a full plan of the window: the one step that reads the whole branch, once per commit).",
 				`- \`state replay\` rebuilds the fold state from one schema-valid delta of ${integer.format(REPLAY_OPS)} \`protect\` ops (issue 18.1: each op in constant time).`,

@@ -9,11 +9,15 @@
 
 import type { SessionEntry, SessionProjection } from "@earendil-works/pi-coding-agent";
 import { parseCompactionDetails } from "../compaction/records/details.ts";
-import { SUMMARIZER_ENTRY_SUFFIX, type SummarizerUsage, summarizerUsage } from "../fold/briefs/summarizer-prompt.ts";
 import type { CommitSummary } from "../fold/engine/commit.ts";
 import { parentMap } from "../fold/lattice/records.ts";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../fold/options.ts";
 import { liveLattice, rebuildState, stateEntryTypes } from "../fold/state/state.ts";
+import {
+	SUMMARIZER_ENTRY_SUFFIX,
+	type SummarizerUsage,
+	summarizerUsage,
+} from "../fold/summarizer/summarizer-prompt.ts";
 
 /** Suffix of the custom entry a ladder commit writes (src/fold/commit.ts). */
 export const COMMIT_ENTRY_SUFFIX = ":commit";

@@ -11,9 +11,9 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { namedRateCardNames, resolveRateCard } from "../cost/catalog.ts";
-import type { RateCard } from "../cost/rate-card.ts";
 import { FoldStoreError } from "../fold/store/store.ts";
 import { FOLD_STORE_DIR_SUFFIX } from "../fold/store/store-file.ts";
+import type { RateCard } from "../pricing/rate-card.ts";
 import { loadSessionFile, SessionLoadError } from "../session/load.ts";
 import { sanitizeText } from "../text/lines.ts";
 import { chartHtml } from "./html.ts";
@@ -103,7 +103,7 @@ async function runCommand(argv: readonly string[]): Promise<CliResult> {
 	try {
 		switch (command) {
 			case "report":
-				return runReport(rest);
+				return await runReport(rest);
 			case "verify":
 				return await verifyCommand(rest);
 			case "gc":
@@ -207,14 +207,14 @@ function parseProblem(error: unknown): string {
 	throw error;
 }
 
-function runReport(args: readonly string[]): CliResult {
+async function runReport(args: readonly string[]): Promise<CliResult> {
 	const parsed = parseReportArgs(args);
 	if ("problem" in parsed) return usageError(parsed.problem, "pi-fold report --help");
 	if (parsed.help) return ok(REPORT_HELP);
 	if (parsed.version) return ok(`pi-fold ${packageVersion()}\n`);
 	const path = parsed.path === undefined ? SAMPLE_SESSION_PATH : fromInvocationDir(parsed.path);
 	const session = loadSessionFile(path);
-	const report = buildReport(session, {
+	const report = await buildReport(session, {
 		...(parsed.rateCard ? { rateCard: parsed.rateCard } : {}),
 		replay: parsed.replay,
 		store: measureStore(path, session.header.id),

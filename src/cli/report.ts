@@ -14,10 +14,10 @@ import { FALLBACK_CARD_NAME } from "../cost/fold-replay.ts";
 import type { ArmScore } from "../cost/out-of-view/arm-score.ts";
 import type { CostParts } from "../cost/price.ts";
 import { chargedCost, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
-import type { RateCard } from "../cost/rate-card.ts";
 import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
-import { describeUsage } from "../fold/briefs/summarizer-prompt.ts";
 import { commitReasonText } from "../fold/pi/commit-reasons.ts";
+import { describeUsage } from "../fold/summarizer/summarizer-prompt.ts";
+import type { RateCard } from "../pricing/rate-card.ts";
 import type { LoadedSession } from "../session/load.ts";
 import { type SessionStats, sessionStats } from "../session/stats.ts";
 import { type FoldActivity, foldActivity } from "./activity.ts";
@@ -74,7 +74,7 @@ export interface Report {
 }
 
 /** Everything the report shows, computed once: text and chart series. */
-export function buildReport(session: LoadedSession, options: ReportOptions = {}): Report {
+export async function buildReport(session: LoadedSession, options: ReportOptions = {}): Promise<Report> {
 	const branch = session.manager.getBranch();
 	const projection = session.manager.buildSessionProjection();
 	const stats = sessionStats(session.entries, projection);
@@ -82,7 +82,7 @@ export function buildReport(session: LoadedSession, options: ReportOptions = {})
 	const series = chartSeries(session.entries, activity.commitEntryIds);
 	let projected: ProjectedSavings | undefined;
 	if (!activity.present && options.replay !== false && stats.usage.requests > 0) {
-		projected = projectSavings(branch, session.header.cwd || "/");
+		projected = await projectSavings(branch, session.header.cwd || "/");
 		const byEntry = new Map<string, number>();
 		// Branch requests in order; the replay yields one per assistant message on the branch.
 		const branchAssistants = branch.filter((entry) => entry.type === "message" && entry.message.role === "assistant");
@@ -396,12 +396,12 @@ export function costSection(cost: SessionCost): string[] {
  * The report text alone. Kept for callers that time the report (bench/suites/report.ts):
  * the replay runs only when `options.replay` is true here, whereas the CLI replays by default.
  */
-export function formatReport(
+export async function formatReport(
 	session: LoadedSession,
 	_stats: SessionStats = sessionStatsOf(session),
 	options: ReportOptions = {},
-): string {
-	return buildReport(session, { ...options, replay: options.replay === true }).text;
+): Promise<string> {
+	return (await buildReport(session, { ...options, replay: options.replay === true })).text;
 }
 
 export function sessionStatsOf(session: LoadedSession): SessionStats {

@@ -1,5 +1,5 @@
 /**
- * Rate cards by name: the named cards in `rate-card.ts`, or `<provider>/<model>`
+ * Rate cards by name: the named cards in `src/pricing/rate-card.ts`, or `<provider>/<model>`
  * resolved against the model catalog bundled with the installed pi-ai.
  *
  * The catalog is static data shipped with the dependency (no network, no
@@ -8,7 +8,7 @@
 
 import type { Api, Model } from "@earendil-works/pi-ai";
 import { type BuiltinProvider, getBuiltinModels, getBuiltinProviders } from "@earendil-works/pi-ai/providers/all";
-import { NAMED_RATE_CARDS, namedRateCard, type RateCard, rateCardFromModelCost } from "./rate-card.ts";
+import { NAMED_RATE_CARDS, namedRateCard, type RateCard, rateCardFromModelCost } from "../pricing/rate-card.ts";
 
 /** Separator between provider and model id in a catalog card name. */
 export const CATALOG_NAME_SEPARATOR = "/";

@@ -27,6 +27,8 @@ import { playBranch, type Sink } from "../fold/engine/headless.ts";
 import { type HostFacts, type ModelFacts, modelHostFacts } from "../fold/engine/host-facts.ts";
 import type { ResolvedOptions } from "../fold/options.ts";
 import { tokenPrices } from "../fold/policy/budget.ts";
+import { type FoldStore, FoldStoreError } from "../fold/store/store.ts";
+import { NAMED_RATE_CARDS, type RateCard } from "../pricing/rate-card.ts";
 import type { Calibration } from "../session/tokens.ts";
 import { catalogModel, catalogRateCard } from "./catalog.ts";
 import {
@@ -36,7 +38,6 @@ import {
 	piContextTokens,
 	type SummaryRequest,
 } from "./native-replay.ts";
-import { NAMED_RATE_CARDS, type RateCard } from "./rate-card.ts";
 import { promptMessageMemo, requestOf, type SessionRequest } from "./session-requests.ts";
 import { summarizerReplay } from "./summarizer-replay.ts";
 
@@ -156,6 +157,34 @@ export function appendSink(idPrefix = APPENDED_ID_PREFIX): Sink {
 }
 
 /**
+ * The store a replay commits to: the commit sequence hands it every new
+ * fold's source (which the plan hashed from those very bytes), and it keeps
+ * none, since nothing peeks a replay; a replay of a long session would
+ * otherwise hold every consolidation's bytes again in memory.
+ */
+function replayStore(): FoldStore {
+	const kept = (hash: string): never => {
+		throw new FoldStoreError("missing", `a replay keeps no fold sources (sha256 ${hash})`);
+	};
+	return {
+		kind: "memory",
+		readOnly: false,
+		location: "memory (a replay keeps no sources)",
+		put: async (source, options) => ({
+			hash: options?.expectedHash ?? "",
+			bytes: source.byteLength,
+			reused: false,
+			repaired: false,
+			location: "replay",
+		}),
+		read: async (hash) => kept(hash),
+		has: async () => false,
+		verify: async (hash) => kept(hash),
+		locate: (hash) => `replay:sha256/${hash}`,
+	};
+}
+
+/**
  * Replay a linear recorded branch. `"recorded"` folds nothing (the prompts Pi
  * built from the log); `"ladder"` runs pi-fold's engine as in Pi, the fence
  * included; a `BoundaryPolicy` decides at each boundary instead of the
@@ -164,16 +193,17 @@ export function appendSink(idPrefix = APPENDED_ID_PREFIX): Sink {
  * Pi's line cancels it (the runtime's `session_before_compact`), else Pi
  * compacts the replayed branch. `observe` sees each request's messages as sent.
  */
-export function replayBranch(
+export async function replayBranch(
 	recorded: readonly SessionEntry[],
 	policy: "recorded" | "ladder" | { name: string; boundary: BoundaryPolicy },
 	options: ResolvedOptions,
 	hostFor: HostFor,
 	pi?: PiThreshold,
 	observe?: RequestObserver,
-): ReplayResult {
+): Promise<ReplayResult> {
 	const engine = new FoldEngine(options);
-	engine.reset([]);
+	// A replay is never peeked: each fold's source is accounted for and let go, not kept in memory.
+	engine.reset([], replayStore());
 	const toPrompt = promptMessageMemo();
 	const result: ReplayResult = {
 		policy: typeof policy === "string" ? policy : policy.name,
@@ -202,18 +232,17 @@ export function replayBranch(
 		if (fence) result.fenceCommits++;
 	};
 	let lastHost: HostFacts | undefined;
-	const threshold = (entry: SessionEntry): void => {
+	const threshold = async (entry: SessionEntry): Promise<void> => {
 		if (!pi || !piChecksBefore(entry, engine.entries)) return;
 		const line = pi.settings.contextWindow - pi.settings.reserveTokens;
 		if (piContextTokens(engine.entries, pi.calibration) <= line) return;
 		const host = entry.type === "message" && entry.message.role === "assistant" ? hostFor(entry) : lastHost;
 		if (policy === "ladder" && host) {
-			const plan = engine.planAutoCommit(host, "threshold", line);
-			if (plan.kind === "declined") summarizer?.prepare(plan.prepare);
-			const applied = plan.kind === "planned" ? engine.applyCommit(plan) : undefined;
-			if (applied) summarizer?.prepare(applied.prepare);
-			if (plan.kind === "planned" && applied?.folded) {
-				counted(plan.planned.change.records.length, false);
+			// The runtime's `session_before_compact`: a lossless commit under Pi's line cancels Pi's compaction.
+			const commit = await engine.commit(host, { force: "threshold", under: line });
+			if (commit.prepare) summarizer?.prepare(commit.prepare);
+			if (commit.kind === "committed" && commit.folded) {
+				counted(commit.folds, false);
 				engine.cancelledCompaction();
 				result.cancelledCompactions++;
 				return;
@@ -227,7 +256,7 @@ export function replayBranch(
 		result.compactions++;
 		result.summaries.push(...compacted.summaries);
 	};
-	playBranch(engine, recorded, {
+	await playBranch(engine, recorded, {
 		sink: appendSink(),
 		beforeEntry: threshold,
 		...(summarizer ? { onPrepare: (hint: PrepareHint) => summarizer.prepare(hint) } : {}),

@@ -13,8 +13,11 @@
  * summary plus the kept messages. Here the summary is a fixed text of
  * realistic size (`summaryChars`, twice plus a separator for a split turn),
  * since its words do not change what later requests cost, only its size
- * does; each summarization request is billed too: the summarized messages
- * (and the previous summary) fresh, the summary as output.
+ * does, followed by the file lists Pi appends to every summary
+ * (compaction-file-lists.ts: they are words a later reply can find); each
+ * summarization request is billed too: the summarized messages as Pi
+ * serializes them for its summarizer (and the previous summary) fresh, the
+ * summary as output.
  *
  * Compactions the log already has stay where they are. Sizes are Pi's
  * estimate mapped to provider tokens by the caller's calibration, the same
@@ -22,10 +25,17 @@
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
-import { buildSessionProjection, findCutPoint, type SessionEntry } from "@earendil-works/pi-coding-agent";
+import {
+	buildSessionProjection,
+	convertToLlm,
+	findCutPoint,
+	type SessionEntry,
+	serializeConversation,
+} from "@earendil-works/pi-coding-agent";
+import type { RateCard } from "../pricing/rate-card.ts";
 import { type Calibration, calibratedTokens, estimateMessagesTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
+import { compactionFileLists, fileListsText } from "./compaction-file-lists.ts";
 import { priceRequest } from "./price.ts";
-import type { RateCard } from "./rate-card.ts";
 
 /** Pi's compaction as a user runs it. */
 export interface NativeCompaction {
@@ -125,6 +135,25 @@ export function piContextTokens(branch: readonly SessionEntry[], calibration: Ca
 	return calibratedTokens(estimate, calibration);
 }
 
+/**
+ * Characters of Pi 1.6.0's summarization request around the conversation:
+ * its summarization system prompt (310) and summary instructions (879, or
+ * 664 for a split turn's prefix) with the tags that wrap the conversation,
+ * measured in Pi's compaction.js and utils.js.
+ */
+export const PI_SUMMARIZATION_FRAME_CHARS = 1_230;
+
+/**
+ * Pi's estimate of a summarization request for `messages`: Pi sends them as
+ * one text (`serializeConversation`, which drops reasoning and cuts each tool
+ * result to 2,000 characters), not as the messages themselves, inside its
+ * instructions.
+ */
+export function summarizationPromptTokens(messages: readonly AgentMessage[]): number {
+	const text = serializeConversation(convertToLlm([...messages]));
+	return Math.ceil((text.length + PI_SUMMARIZATION_FRAME_CHARS) / PI_CHARS_PER_TOKEN);
+}
+
 /** One threshold compaction: the entry Pi appends and the summarization requests it made. */
 export interface PiCompaction {
 	entry: SessionEntry;
@@ -154,26 +183,29 @@ export function piCompaction(
 	const history = messagesOf(branch.slice(start, historyEnd));
 	if (history.length > 0)
 		summaries.push({
-			promptTokens: calibratedTokens(estimateMessagesTokens(history) + previousSummaryTokens, calibration),
+			promptTokens: calibratedTokens(summarizationPromptTokens(history) + previousSummaryTokens, calibration),
 			outputTokens: summaryOutput,
 		});
 	let summary = summaryText(settings.summaryChars);
+	const prefix = cut.isSplitTurn ? messagesOf(branch.slice(cut.turnStartIndex, cut.firstKeptEntryIndex)) : [];
 	if (cut.isSplitTurn) {
-		const prefix = messagesOf(branch.slice(cut.turnStartIndex, cut.firstKeptEntryIndex));
 		summaries.push({
-			promptTokens: calibratedTokens(estimateMessagesTokens(prefix), calibration),
+			promptTokens: calibratedTokens(summarizationPromptTokens(prefix), calibration),
 			outputTokens: summaryOutput,
 		});
 		summary = `${summary}${SPLIT_TURN_SEPARATOR}${summaryText(settings.summaryChars)}`;
 	}
+	// Whatever the summarizer wrote, Pi appends the files the summarized messages read and changed.
+	const files = compactionFileLists([...history, ...prefix], previous);
 	const entry = {
 		type: "compaction",
 		id: at.id,
 		parentId: branch.at(-1)?.id ?? null,
 		timestamp: at.timestamp,
-		summary,
+		summary: `${summary}${fileListsText(files)}`,
 		firstKeptEntryId: firstKept.id,
 		tokensBefore: piContextTokens(branch, calibration),
+		details: files,
 	} as SessionEntry;
 	return { entry, summaries };
 }

@@ -9,8 +9,8 @@
  * surcharge, a price-schedule effect rather than a token-volume one).
  */
 
+import { cacheWrite1hRate, flatCard, type RateCard, ratesFor, TOKENS_PER_PRICE_UNIT } from "../pricing/rate-card.ts";
 import type { CachedRequest } from "./prefix-cache.ts";
-import { cacheWrite1hRate, flatCard, type RateCard, ratesFor, TOKENS_PER_PRICE_UNIT } from "./rate-card.ts";
 
 /** Billed tokens of one request, in a provider's categories. */
 export interface TokenUsage {
@@ -139,7 +139,11 @@ export function priceSession(card: RateCard, usages: readonly TokenUsage[]): Ses
  * read; the fresh rest is billed as input or as a cache write, as the card's
  * provider does; output is whatever the caller knows the request produced.
  */
-export function simulatedUsage(card: RateCard, request: CachedRequest, output: number): TokenUsage {
+export function simulatedUsage(
+	card: RateCard,
+	request: Pick<CachedRequest, "cachedTokens" | "freshTokens">,
+	output: number,
+): TokenUsage {
 	const fresh = request.freshTokens;
 	return card.freshInputBilling === "cacheWrite"
 		? { input: 0, cacheRead: request.cachedTokens, cacheWrite: fresh, output }

@@ -70,7 +70,8 @@ export interface ProjectedSavings {
 	recorded: ModelledSequence;
 	/**
 	 * What Pi alone would have sent (the baseline "saved" is measured against): the recorded
-	 * branch with Pi's threshold compaction replayed where the log has none, its summaries billed.
+	 * branch with Pi's threshold compaction replayed where the log has none (at a window the caller
+	 * names, replayed afresh in place of the log's), its summaries billed.
 	 */
 	native: ModelledSequence & { compactions: number; summaries: number; settings: NativeCompaction };
 	/** Name of the card the main model's requests were priced with. */
@@ -226,13 +227,14 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
  * Replay the active branch through pi-fold's default ladder and through Pi's own compaction,
  * and price the sequences. `compaction` overrides Pi's settings (default: the main model's
  * catalog window, Pi's default reserve and kept tail, a summary of realistic size); a
- * `contextWindow` given there is the ladder's serving budget too.
+ * `contextWindow` given there is the ladder's serving budget too, and Pi alone meets its
+ * threshold afresh at it (the log's own compactions were made at another window).
  */
-export function projectSavings(
+export async function projectSavings(
 	branch: readonly SessionEntry[],
 	cwd: string,
 	compaction: Partial<NativeCompaction> = {},
-): ProjectedSavings {
+): Promise<ProjectedSavings> {
 	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
 	const window = compaction.contextWindow;
 	const catalogWindow =
@@ -254,8 +256,11 @@ export function projectSavings(
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
 	const sent = sentCollector();
-	const ladder = replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd }, sent.observe);
-	const replayed = replayNativeCompaction(branch, settings, calibration);
+	const ladder = await replayBranch(unfolded, "ladder", options, hostFor, { settings, calibration, cwd }, sent.observe);
+	// Pi alone keeps the log's compactions (what Pi did) at the log's own window; asked about another
+	// window, it meets Pi's threshold afresh too: compactions made at one window are not facts of another,
+	// and their summaries' words would hide less than a replayed compaction's (the charged cost reads them).
+	const replayed = replayNativeCompaction(window === undefined ? branch : unfolded, settings, calibration);
 	const { card } = cardForModelKey(mainModelKey);
 	const nativeRequests = sessionRequests(replayed.branch);
 	const nativeSequence = modelSequence(nativeRequests, calibration, cache);

@@ -8,6 +8,7 @@
 
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { longContextThreshold, type RateCard } from "../pricing/rate-card.ts";
 import {
 	addCost,
 	type CostParts,
@@ -17,7 +18,6 @@ import {
 	type TokenUsage,
 	ZERO_COST,
 } from "./price.ts";
-import { longContextThreshold, type RateCard } from "./rate-card.ts";
 
 /** One billed request as the session recorded it. */
 export interface RecordedRequest {

@@ -13,13 +13,13 @@
  * model's words are unknown; their size is about the same).
  */
 
+import type { PrepareHint } from "../fold/engine/automatic.ts";
 import {
 	MODEL_SUMMARY_TARGET_CHARS,
 	SUMMARIZER_SYSTEM_PROMPT,
 	summaryRequestText,
-} from "../fold/briefs/summarizer-prompt.ts";
-import { summaryKey, summarySpans } from "../fold/briefs/summary-spans.ts";
-import type { PrepareHint } from "../fold/engine/automatic.ts";
+} from "../fold/summarizer/summarizer-prompt.ts";
+import { summaryKey, summarySpans } from "../fold/summarizer/summary-spans.ts";
 import { type Calibration, calibratedTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import type { SummaryRequest } from "./native-replay.ts";
 

@@ -6,9 +6,9 @@
 
 import type { CompactionOptions } from "../compaction/settings/settings-source.ts";
 import { PRODUCT_NAME } from "../product.ts";
-import type { ProjectionProvider } from "./engine/projection-candidates.ts";
-import type { RegisterSuggestionSource } from "./engine/suggestions.ts";
 import { DEFAULT_READ_ONLY_TOOLS } from "./lattice/units.ts";
+import type { ProjectionProvider } from "./projection-candidates.ts";
+import type { RegisterSuggestionSource } from "./suggestions.ts";
 
 export { DEFAULT_READ_ONLY_TOOLS };
 
@@ -97,24 +97,25 @@ export interface PiFoldOptions {
 	compaction?: CompactionOptions;
 }
 
+/** Options resolved against the defaults: a frozen value; new options are a new value (`FoldRuntime.configure`). */
 export interface ResolvedOptions {
-	toolName: string;
-	toolLabel: string;
-	brandNoun: string;
-	entryTypePrefix: string;
-	commandNames: { status: string; fold: string };
-	summarizer: NonNullable<PiFoldOptions["summarizer"]>;
-	foldScheduling: FoldScheduling;
-	foldPeekResults: boolean;
-	providerTotalWindow: number | undefined;
-	toolActions: readonly ToolAction[];
-	blockingTools: readonly string[];
-	readOnlyTools: ReadonlySet<string>;
-	evidenceIngestion: boolean;
-	summarizeContextSpan: SummarizeContextSpan | undefined;
-	isMcpTool: IsMcpTool;
-	setProjectionProvider: ((provider: ProjectionProvider) => void) | undefined;
-	setSuggestionSourceRegistrar: ((register: RegisterSuggestionSource) => void) | undefined;
+	readonly toolName: string;
+	readonly toolLabel: string;
+	readonly brandNoun: string;
+	readonly entryTypePrefix: string;
+	readonly commandNames: { status: string; fold: string };
+	readonly summarizer: NonNullable<PiFoldOptions["summarizer"]>;
+	readonly foldScheduling: FoldScheduling;
+	readonly foldPeekResults: boolean;
+	readonly providerTotalWindow: number | undefined;
+	readonly toolActions: readonly ToolAction[];
+	readonly blockingTools: readonly string[];
+	readonly readOnlyTools: ReadonlySet<string>;
+	readonly evidenceIngestion: boolean;
+	readonly summarizeContextSpan: SummarizeContextSpan | undefined;
+	readonly isMcpTool: IsMcpTool;
+	readonly setProjectionProvider: ((provider: ProjectionProvider) => void) | undefined;
+	readonly setSuggestionSourceRegistrar: ((register: RegisterSuggestionSource) => void) | undefined;
 }
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -276,7 +277,7 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 	// The hook calls it on every tool result and cannot wait: a promise would read as "yes".
 	if (isMcpTool?.constructor.name === "AsyncFunction")
 		fail("isMcpTool must be a synchronous function (toolName) => boolean, not an async one");
-	return {
+	const resolved: ResolvedOptions = {
 		toolName,
 		toolLabel: nonEmptyText("toolLabel", options.toolLabel, DEFAULT_TOOL_LABEL),
 		brandNoun: nonEmptyText("brandNoun", options.brandNoun, DEFAULT_BRAND_NOUN),
@@ -304,4 +305,6 @@ export function resolveOptions(options: PiFoldOptions = {}): ResolvedOptions {
 			"(register) => void",
 		),
 	};
+	// A value: new options are a new object, never a change in place to one a runtime holds.
+	return Object.freeze(resolved);
 }

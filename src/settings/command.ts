@@ -38,8 +38,10 @@ export interface SettingsCommandDeps {
 	io: SettingsFileIo;
 	/** Options the host passed in code (they win over the files for `piFold`). */
 	code: PiFoldOptions;
-	/** The live options the runtime reads; what applies at once is copied here after a save. */
-	live: ResolvedOptions;
+	/** The options in force (the runtime's). */
+	live: () => ResolvedOptions;
+	/** Put new options in force (what a save applies at once). */
+	configure: (options: ResolvedOptions) => void;
 	compaction: Pick<CompactionHooks, "sources">;
 	/** The `/context` command's name, for the text that points at the dialog. */
 	command(): string;
@@ -63,7 +65,7 @@ export function readSnapshot(ctx: Ctx, deps: SettingsCommandDeps): SettingsSnaps
 			compactionOrigin(keys, valueAt(deps.code.compaction, keys) !== undefined, sources.layers),
 		fold: resolved,
 		foldOrigin: (key) => foldOptionOrigin(key, Object.hasOwn(deps.code, key), layers, refused),
-		registered: deps.live,
+		registered: deps.live(),
 		model: model
 			? { key: compactionModelKey(model.provider, model.id), contextWindow: model.contextWindow }
 			: undefined,
@@ -114,7 +116,8 @@ export function saveChoice(
 	deps.io.writeText(path, `${JSON.stringify(item.edit(read.file, choice), null, 2)}\n`);
 	const after = readSnapshot(ctx, deps);
 	// The runtime reads the serving window live; model briefs and scheduling wait as the item says.
-	if (item.id === "window") deps.live.providerTotalWindow = after.fold.providerTotalWindow;
+	if (item.id === "window")
+		deps.configure(Object.freeze({ ...deps.live(), providerTotalWindow: after.fold.providerTotalWindow }));
 	const said = afterSave(
 		item,
 		choice,

@@ -12,7 +12,7 @@
  * a threshold above the window is never reached (and holds back Pi's own).
  */
 
-import type { SettingsProblem } from "./notice.ts";
+import type { SettingsProblem } from "../host/settings-notice.ts";
 
 const integer = new Intl.NumberFormat("en-US");
 

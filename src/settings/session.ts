@@ -3,7 +3,7 @@
  * settings files are applied to the live options, and every settings problem
  * (a refused `piFold` value, a registration option edited since load, a
  * clamped `compaction` value, a window setting larger than the model's) is
- * told once per session in one notice (notice.ts). A model switch checks the
+ * told once per session in one notice (src/host/settings-notice.ts). A model switch checks the
  * window settings again and tells only what is new.
  */
 
@@ -12,22 +12,24 @@ import type { CompactionHooks } from "../compaction/pi/hook.ts";
 import { compactionModelKey, thresholdForModel } from "../compaction/settings/settings.ts";
 import type { PiFoldOptions, ResolvedOptions } from "../fold/options.ts";
 import {
-	applySessionOptions,
 	readLayers,
 	registrationDrift,
 	resolveWithSettings,
 	type SettingsLayer,
+	withSessionOptions,
 } from "../fold/pi/settings-file.ts";
 import { showProblem } from "../host/output.ts";
+import { type SettingsProblem, settingsNotice } from "../host/settings-notice.ts";
 import { windowProblems } from "./limits.ts";
-import { type SettingsProblem, settingsNotice } from "./notice.ts";
 import { compactionOrigin, foldOptionOrigin, originPath } from "./origin.ts";
 
 export interface SessionSettingsDeps {
 	/** Options the host passed in code. */
 	code: PiFoldOptions;
-	/** The options object the runtime, tool and commands share; session options are copied into it. */
-	live: ResolvedOptions;
+	/** The options in force (the runtime's). */
+	live: () => ResolvedOptions;
+	/** Put new options in force: the session options read at session start, the rest as they were. */
+	configure: (options: ResolvedOptions) => void;
 	compaction: Pick<CompactionHooks, "sources" | "settingsProblems">;
 }
 
@@ -63,7 +65,7 @@ function limitProblems(
 	const model = ctx.model;
 	if (!model) return [];
 	const key = compactionModelKey(model.provider, model.id);
-	const total = deps.live.providerTotalWindow;
+	const total = deps.live().providerTotalWindow;
 	const refusedKeys = new Set(refused.map((problem) => `${problem.path}\n${problem.key}`));
 	const totalOrigin = foldOptionOrigin(
 		"providerTotalWindow",
@@ -100,11 +102,11 @@ export function registerSessionSettings(pi: ExtensionAPI, deps: SessionSettingsD
 	pi.on("session_start", (_event, ctx) => {
 		const layers = readLayers(ctx);
 		const { resolved, problems } = resolveWithSettings(deps.code, layers, "session");
-		applySessionOptions(deps.live, resolved);
+		deps.configure(withSessionOptions(deps.live(), resolved));
 		const global = layers[0]?.path ?? "settings.json";
 		show(ctx, told, [
 			...problems,
-			...registrationDrift(deps.live, resolved, global),
+			...registrationDrift(deps.live(), resolved, global),
 			...deps.compaction.settingsProblems(ctx),
 			...limitProblems(ctx, deps, layers, problems),
 		]);

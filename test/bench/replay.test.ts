@@ -43,18 +43,18 @@ const tokensOf = (request: SessionRequest | undefined) =>
 	(request?.context ?? []).reduce((total, message) => total + message.tokens, 0);
 
 describe("replayBranch", () => {
-	it("as recorded: one request per assistant message, no commits, pure appends", () => {
+	it("as recorded: one request per assistant message, no commits, pure appends", async () => {
 		const { entries } = staged();
-		const result = replayBranch(entries, "recorded", options, () => HOST);
+		const result = await replayBranch(entries, "recorded", options, () => HOST);
 		expect(result.requests.map((request) => request.entryId)).toEqual(["e2", "e4", "e6", "e8"]);
 		expect(result).toMatchObject({ commits: 0, folds: 0, rewrites: 0, unattributed: 0 });
 		expect(result.branch).toHaveLength(entries.length);
 	});
 
-	it("ladder: folds stage 1 at the boundary after stage 2 (priced), stage 2 after stage 3", () => {
+	it("ladder: folds stage 1 at the boundary after stage 2 (priced), stage 2 after stage 3", async () => {
 		const { entries } = staged();
-		const recorded = replayBranch(entries, "recorded", options, () => HOST);
-		const ladder = replayBranch(entries, "ladder", options, () => HOST);
+		const recorded = await replayBranch(entries, "recorded", options, () => HOST);
+		const ladder = await replayBranch(entries, "ladder", options, () => HOST);
 		expect(ladder).toMatchObject({ commits: 2, folds: 2, rewrites: 2, unattributed: 0, fenceCommits: 0 });
 		// Requests 1 and 2 are the recorded ones; from request 3 on stage 1 shows its brief.
 		expect(tokensOf(ladder.requests[1])).toBe(tokensOf(recorded.requests[1]));
@@ -72,19 +72,23 @@ describe("replayBranch", () => {
 		).toEqual(["priced", "priced"]);
 	});
 
-	it("fold-all: each batch at the first boundary where it is not the newest, the last after the closing reply", () => {
+	it("fold-all: each batch at the first boundary where it is not the newest, the last after the closing reply", async () => {
 		const { entries } = staged();
-		const all = replayPolicy(entries, "fold-all", options, () => HOST);
+		const all = await replayPolicy(entries, "fold-all", options, () => HOST);
 		// Stage 3 folds at the final turn's boundary, as Pi runs it; no request follows, so no rewrite is sent.
 		expect(all).toMatchObject({ commits: 3, folds: 3, rewrites: 2, unattributed: 0, commitRequests: [2, 3, 4] });
 	});
 
-	it("under a tight budget the backstop commits where the price alone would not", () => {
+	it("under a tight budget the backstop commits where the price alone would not", async () => {
 		const { entries } = staged();
 		const cheapCache = { uncached: 1, cached: 0.001, longContextAbove: null };
-		const priced = replayBranch(entries, "ladder", options, () => ({ ...HOST, prices: cheapCache }));
+		const priced = await replayBranch(entries, "ladder", options, () => ({ ...HOST, prices: cheapCache }));
 		expect(priced.commits).toBe(0);
-		const tight = replayBranch(entries, "ladder", options, () => ({ ...HOST, budget: 20_000, prices: cheapCache }));
+		const tight = await replayBranch(entries, "ladder", options, () => ({
+			...HOST,
+			budget: 20_000,
+			prices: cheapCache,
+		}));
 		const reasons = tight.branch.flatMap((entry) =>
 			entry.type === "custom" && entry.customType === `${options.entryTypePrefix}:commit`
 				? [(entry.data as { summary: { reason: string } }).summary.reason]

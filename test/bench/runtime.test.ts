@@ -25,29 +25,29 @@ describe("foldedFixture", () => {
 		expect(engineOn(fixture.branch, options, host).pendingDrafts()).toEqual([]);
 	});
 
-	it("is steady: the boundary declines and leaves nothing to persist", () => {
+	it("is steady: the boundary declines and leaves nothing to persist", async () => {
 		const engine = engineOn(fixture.branch, options, host);
-		const run = boundaryStep(engine, host);
+		const run = await boundaryStep(engine, host);
 		expect(run).toMatchObject({ committed: false, drafts: 0 });
 		expect(engine.entries).toHaveLength(fixture.branch.length);
 	});
 
-	it("a forced boundary commits the raw tail's batches and persists their drafts", () => {
+	it("a forced boundary commits the raw tail's batches and persists their drafts", async () => {
 		const engine = engineOn(fixture.branch, options, host);
-		const run = boundaryStep(engine, host, "threshold");
+		const run = await boundaryStep(engine, host, "threshold");
 		expect(run.committed).toBe(true);
 		expect(run.folds).toBeGreaterThan(0);
 		expect(run.drafts).toBeGreaterThan(0);
 		expect(engine.pendingDrafts()).toEqual([]);
 	});
 
-	it("a growing session's request path sends what an engine rebuilt from the same branch sends", () => {
+	it("a growing session's request path sends what an engine rebuilt from the same branch sends", async () => {
 		// The ladder may commit at any of these boundaries (deep spans are priced per turn); whatever it does,
 		// the engine kept up to date turn by turn must send what one rebuilt from the persisted branch sends.
 		const grown = engineOn(fixture.branch, options, host);
 		for (let turn = 0; turn < 3; turn++) {
-			const sent = requestPath(grown, host, turn);
-			expect(sent).toBe(contextStep(engineOn(grown.entries, options, host), host));
+			const sent = await requestPath(grown, host, turn);
+			expect(sent).toBe(await contextStep(engineOn(grown.entries, options, host), host));
 		}
 	});
 });

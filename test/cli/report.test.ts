@@ -30,7 +30,7 @@ beforeAll(async () => {
 	const session = loadSessionFile(REAL_SESSIONS.beforeCompaction);
 	const branch = session.manager.getBranch();
 	const host = hostFacts("anthropic/claude-opus-4-5", 0, session.header.cwd);
-	const replay = replayBranch(branch, "ladder", resolveOptions(), () => host);
+	const replay = await replayBranch(branch, "ladder", resolveOptions(), () => host);
 	sessionDir = mkdtempSync(join(tmpdir(), "pi-fold-report-"));
 	const path = join(sessionDir, "folded.jsonl");
 	writeFileSync(path, toJsonl(replay.branch, { ...session.header, version: 3 }));

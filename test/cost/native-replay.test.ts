@@ -1,8 +1,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { replayNativeCompaction, summariesCost } from "../../src/cost/native-replay.ts";
-import { namedRateCard } from "../../src/cost/rate-card.ts";
 import { sessionRequests } from "../../src/cost/session-requests.ts";
+import { namedRateCard } from "../../src/pricing/rate-card.ts";
 import { IDENTITY_CALIBRATION } from "../../src/session/tokens.ts";
 import { appendLinked } from "../fixtures/common.ts";
 import { readTurns, SMALL_PI_COMPACTION } from "../fixtures/session.ts";
@@ -25,19 +25,28 @@ describe("replayNativeCompaction", () => {
 		expect(Math.max(...sizes)).toBeLessThan(SETTINGS.contextWindow - SETTINGS.reserveTokens + 1_100);
 		expect(Math.max(...promptSizes(branch))).toBeGreaterThan(SETTINGS.contextWindow);
 		// Each compaction keeps at least keepRecentTokens of the newest messages after the summary.
+		let carried: string[] = [];
 		for (const entry of replay.branch.filter((candidate) => candidate.type === "compaction")) {
 			if (entry.type !== "compaction") continue;
-			// One summary, or for a cut inside a turn the history and the turn's start, as Pi merges them.
-			expect([1_200, 2 * 1_200 + "\n\n---\n\n**Turn Context (split turn):**\n\n".length]).toContain(
-				entry.summary.length,
-			);
+			// One summary, or for a cut inside a turn the history and the turn's start, as Pi merges them,
+			// then the files the summarized messages read, as Pi appends them (earlier compactions' carried).
+			const [text = "", files = ""] = entry.summary.split("\n\n<read-files>\n");
+			expect([1_200, 2 * 1_200 + "\n\n---\n\n**Turn Context (split turn):**\n\n".length]).toContain(text.length);
+			const read = files.replace(/\n<\/read-files>$/, "").split("\n");
+			expect(read.length).toBeGreaterThan(carried.length);
+			expect(read).toEqual(expect.arrayContaining(carried));
+			expect(read.every((path) => /^f\d+$/.test(path))).toBe(true);
+			expect(entry.details).toEqual({ readFiles: read, modifiedFiles: [] });
+			carried = read;
 			const kept = replay.branch.findIndex((candidate) => candidate.id === entry.firstKeptEntryId);
 			const at = replay.branch.indexOf(entry);
 			expect(kept).toBeGreaterThan(0);
 			expect(kept).toBeLessThan(at);
 		}
 		// One summary request per compaction, two for a split turn.
-		const split = replay.branch.filter((entry) => entry.type === "compaction" && entry.summary.length > 1_200).length;
+		const split = replay.branch.filter(
+			(entry) => entry.type === "compaction" && entry.summary.includes("**Turn Context (split turn):**"),
+		).length;
 		expect(replay.summaries).toHaveLength(replay.compactions + split);
 		expect(replay.summaries.every((summary) => summary.outputTokens === 300 && summary.promptTokens > 0)).toBe(true);
 	});

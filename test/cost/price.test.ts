@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { simulatePrefixCache } from "../../src/cost/prefix-cache.ts";
 import { cacheShareOf, priceRequest, priceSession, priceSimulated, simulatedUsage } from "../../src/cost/price.ts";
-import { NAMED_RATE_CARDS } from "../../src/cost/rate-card.ts";
+import { NAMED_RATE_CARDS } from "../../src/pricing/rate-card.ts";
 import { appendOnly, testCard, usage } from "../fixtures/cost.ts";
 
 const gpt56 = NAMED_RATE_CARDS["gpt-5.6"]!;

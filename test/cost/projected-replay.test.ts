@@ -24,24 +24,24 @@ const sizes = (requests: ReturnType<typeof sessionRequests>) =>
 	requests.map((request) => request.context.reduce((sum, message) => sum + message.tokens, 0));
 
 describe("the report's pi-fold replay meets Pi's threshold", () => {
-	it("compacts exactly where the native replay does when nothing folds", () => {
+	it("compacts exactly where the native replay does when nothing folds", async () => {
 		const branch = session(20, 4_000);
-		const replay = replayBranch(branch, "recorded", resolveOptions(), () => HOST, pi);
+		const replay = await replayBranch(branch, "recorded", resolveOptions(), () => HOST, pi);
 		const native = replayNativeCompaction(branch, SETTINGS, IDENTITY_CALIBRATION);
 		expect(replay.compactions).toBeGreaterThan(0);
 		expect(replay.compactions).toBe(native.compactions);
 		expect(sizes(replay.requests)).toEqual(sizes(sessionRequests(native.branch)));
 		expect(replay.summaries).toEqual(native.summaries);
 		// Without Pi's threshold the same replay runs past the window.
-		const unchecked = replayBranch(branch, "recorded", resolveOptions(), () => HOST);
+		const unchecked = await replayBranch(branch, "recorded", resolveOptions(), () => HOST);
 		expect(Math.max(...sizes(unchecked.requests))).toBeGreaterThan(SETTINGS.contextWindow);
 	});
 
-	it("lets a ladder commit stand in for the compaction, as the runtime cancels Pi's", () => {
+	it("lets a ladder commit stand in for the compaction, as the runtime cancels Pi's", async () => {
 		// Provider tokens twice Pi's estimate: the ladder, reading the estimate, lets the window cross Pi's line.
 		const calibration = { ...IDENTITY_CALIBRATION, scale: 2, charsPerToken: 2 };
 		const branch = session(24, 3_000);
-		const replay = replayBranch(branch, "ladder", resolveOptions(), () => HOST, { ...pi, calibration });
+		const replay = await replayBranch(branch, "ladder", resolveOptions(), () => HOST, { ...pi, calibration });
 		expect(replay.cancelledCompactions + replay.compactions).toBeGreaterThan(0);
 		expect(replay.unattributed).toBe(0);
 		// Every request after a check stays within one exchange (about 800 estimated tokens) of Pi's line.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { catalogRateCard } from "../../src/cost/catalog.ts";
-import { NAMED_RATE_CARDS } from "../../src/cost/rate-card.ts";
 import { priceByModel, recordedRequests, sessionCost } from "../../src/cost/session-cost.ts";
+import { NAMED_RATE_CARDS } from "../../src/pricing/rate-card.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { testCard, UsageLogBuilder, usage } from "../fixtures/cost.ts";
 import { REAL_SESSIONS } from "../fixtures/session.ts";

@@ -23,7 +23,7 @@ import { playBranch, type Sink } from "../../src/fold/engine/headless.ts";
 import { messageDigest } from "../../src/fold/engine/instrument.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { REAL_SESSIONS, realBranch } from "../fixtures/fold.ts";
 import { type RecordedScript, recordedScript } from "../harness/recorded-session.ts";
@@ -83,7 +83,7 @@ async function playInPi(name: keyof typeof TURNS) {
 		extensions: [
 			recordedTools(script),
 			(pi: ExtensionAPI) => {
-				runtime = registerPiFold(pi, OPTIONS);
+				runtime = registerRuntime(pi, OPTIONS);
 			},
 			// Registered after pi-fold, so it sees the messages pi-fold let go out.
 			(pi: ExtensionAPI) => {
@@ -173,7 +173,7 @@ describe.each(Object.keys(TURNS) as (keyof typeof TURNS)[])("engine parity on %s
 		const host = runtime.hostFacts(ctx);
 		const { sink, consumed } = logSink(log);
 		const requests: string[][] = [];
-		playBranch(
+		await playBranch(
 			engine,
 			log.filter((entry) => !isOwn(entry)),
 			{

@@ -11,7 +11,7 @@ import type { ExtensionAPI, InlineExtension } from "@earendil-works/pi-coding-ag
 import { afterEach, describe, expect, it } from "vitest";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { rebuildState } from "../../src/fold/state/state.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 import { takeProblems } from "../harness/tripwire.ts";
@@ -28,7 +28,7 @@ async function harnessWithRuntime(
 ): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = registerPiFold(pi);
+		runtime = registerRuntime(pi);
 	};
 	const harness = await createSdkHarness({
 		extensions: [extension, ...after],

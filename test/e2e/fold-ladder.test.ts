@@ -17,7 +17,7 @@ import { messageDigest } from "../../src/fold/engine/instrument.ts";
 import type { PiFoldOptions } from "../../src/fold/options.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { BACKSTOP_OCCUPANCY } from "../../src/fold/policy/ladder.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { estimateMessageTokens } from "../../src/session/tokens.ts";
 import { registerStageTool } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
@@ -54,7 +54,7 @@ async function stagedSession(
 ): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = registerPiFold(pi, options);
+		runtime = registerRuntime(pi, options);
 		registerStageTool(pi, (stage) => stageText(stage, stageLines));
 		// Stands in for a subagent call: a blocking tool in the default blockingTools.
 		pi.registerTool({

@@ -10,7 +10,7 @@ import type { JsonObject, Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI, InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FoldRuntime, STRICT_APPEND_ONLY_ENV } from "../../src/fold/pi/runtime.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { canonicalJson } from "../../src/session/canonical.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 import { takeProblems } from "../harness/tripwire.ts";
@@ -33,7 +33,7 @@ async function foldHarness(
 ): Promise<{ harness: SdkHarness; runtime: () => FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = registerPiFold(pi);
+		runtime = registerRuntime(pi);
 	};
 	const extensions = [...(neighbours.before ?? []), extension, ...(neighbours.after ?? [])];
 	const harness = await createSdkHarness({ extensions, tools: ["read", "active_context"], persist });
@@ -358,7 +358,11 @@ describe("another process on the session file (issue 18, item 14)", () => {
 		expect(warned.filter((text) => text.includes("another process is writing this session file"))).toEqual([
 			expect.stringContaining("entry f0reign1 is not this process's"),
 		]);
-		expect(runtime().engine.otherWriterSeen).toBe(true);
+		const ctx = harness.session.extensionRunner.createContext();
+		expect(await runtime().engine.commit(runtime().hostFacts(ctx), { force: "fence" })).toEqual({
+			kind: "off",
+			folded: false,
+		});
 		// Said once.
 		expect((await harness.run("third")).filter((text) => text.includes("another process"))).toEqual([]);
 	});

@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parseCompactionDetails } from "../../src/compaction/records/details.ts";
 import { peekFold } from "../../src/fold/actions/peek.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { spanHash } from "../../src/session/canonical.ts";
 import { estimateMessageTokens } from "../../src/session/tokens.ts";
 import { registerStageTool, stageReport } from "../fixtures/stage-tool.ts";
@@ -57,7 +57,7 @@ async function session(
 ): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = registerPiFold(pi, {});
+		runtime = registerRuntime(pi, {});
 		registerStageTool(pi, (stage) => stageReport(stage, STAGE_LINES));
 	};
 	const harness = await createSdkHarness({

@@ -15,7 +15,7 @@ import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
 import { PEEK_PAGE_ENTRIES } from "../../src/fold/pi/peek-report.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { terminalControls } from "../fixtures/common.ts";
 import {
 	callTools,
@@ -48,7 +48,7 @@ async function uiHarness(
 	const harness = await createSdkHarness({
 		extensions: [
 			(pi: ExtensionAPI) => {
-				runtime = registerPiFold(pi);
+				runtime = registerRuntime(pi);
 			},
 			...(observer ? [observer] : []),
 		],

@@ -9,12 +9,12 @@
 
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
-import { SUMMARIZER_ENTRY_SUFFIX } from "../../src/fold/briefs/summarizer-prompt.ts";
 import type { FoldRecord } from "../../src/fold/lattice/records.ts";
 import type { PiFoldOptions } from "../../src/fold/options.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { liveLattice, rebuildState } from "../../src/fold/state/state.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { SUMMARIZER_ENTRY_SUFFIX } from "../../src/fold/summarizer/summarizer-prompt.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { registerStageTool } from "../fixtures/stage-tool.ts";
 import {
 	callTools,
@@ -47,7 +47,7 @@ function stageText(stage: number): string {
 async function stagedRun(options: PiFoldOptions): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = registerPiFold(pi, options);
+		runtime = registerRuntime(pi, options);
 		registerStageTool(pi, stageText);
 	};
 	const harness = await createSdkHarness({

@@ -20,7 +20,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { reboundary } from "../../src/fold/actions/actions.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { registerStageTool, stageReport } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
@@ -38,7 +38,7 @@ async function session(
 ): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
-		runtime = registerPiFold(pi, {});
+		runtime = registerRuntime(pi, {});
 		registerStageTool(pi, (stage) => stageReport(stage, stageKilotokens(stage) * LINES_PER_KILOTOKEN));
 	};
 	const harness = await createSdkHarness({

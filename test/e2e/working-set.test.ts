@@ -13,7 +13,7 @@ import type { Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
-import { registerPiFold } from "../../src/index.ts";
+import { registerRuntime } from "../../src/register.ts";
 import { contentText } from "../../src/text/lines.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
@@ -38,7 +38,7 @@ function sourceFile(name: string): string {
 async function session(files: Record<string, string>): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const harness = await createSdkHarness({
-		extensions: [(pi: ExtensionAPI) => void (runtime = registerPiFold(pi))],
+		extensions: [(pi: ExtensionAPI) => void (runtime = registerRuntime(pi))],
 		tools: ["read", "edit", "active_context"],
 		contextWindow: WINDOW,
 		settings: { compaction: { enabled: true, reserveTokens: 4_096, keepRecentTokens: 8_000 } },

@@ -12,7 +12,6 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { repairToolPairing } from "../../src/compaction/pi/repair.ts";
 import { foldSpan } from "../../src/fold/actions/actions.ts";
 import { peekFold } from "../../src/fold/actions/peek.ts";
 import { FoldEngine } from "../../src/fold/engine/engine.ts";
@@ -20,6 +19,7 @@ import { modelHostFacts } from "../../src/fold/engine/host-facts.ts";
 import type { FoldKind } from "../../src/fold/lattice/records.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { stateEntryTypes } from "../../src/fold/state/state.ts";
+import { repairToolPairing } from "../../src/session/tool-pairing.ts";
 import { FoldBranch } from "../fixtures/fold.ts";
 import { appendBoundary, forgedRecord } from "../fixtures/forge.ts";
 

@@ -11,7 +11,6 @@ import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionProjection, type SessionEntry } from "@earendil-works/pi-coding-agent";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { repairToolPairing } from "../../src/compaction/pi/repair.ts";
 import { decodeCustomInstructions, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import {
 	expandFold,
@@ -28,6 +27,7 @@ import { checkLattice } from "../../src/fold/lattice/lattice-view.ts";
 import { analyzeBranch } from "../../src/fold/lattice/units.ts";
 import { liveLattice, rebuildState, stateEntryTypes } from "../../src/fold/state/state.ts";
 import { canonicalJson, canonicalSpanBytes, sha256Hex } from "../../src/session/canonical.ts";
+import { repairToolPairing } from "../../src/session/tool-pairing.ts";
 import { FoldBranch, persistDrafts } from "../fixtures/fold.ts";
 import { foldWorkspace } from "../fixtures/workspace.ts";
 import { pairingDefects } from "../harness/provider-rules.ts";

@@ -17,7 +17,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SUMMARIZER_PROMPT_START } from "../../src/fold/briefs/summarizer-prompt.ts";
+import { SUMMARIZER_PROMPT_START } from "../../src/fold/summarizer/summarizer-prompt.ts";
 import { contentText } from "../../src/text/lines.ts";
 import {
 	canonicalPromptText,

@@ -10,7 +10,7 @@ import { estimateTokens } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { buildLedger } from "../../bench/host-replay/ledger.ts";
 import type { RunRequest } from "../../bench/host-replay/run-arm.ts";
-import { namedRateCard } from "../../src/cost/rate-card.ts";
+import { namedRateCard } from "../../src/pricing/rate-card.ts";
 import { replyCompletionTokens } from "./loopback-provider.ts";
 import {
 	CHARS_PER_TOKEN,

@@ -37,7 +37,7 @@ import {
 	SessionManager,
 	SettingsManager,
 } from "@earendil-works/pi-coding-agent";
-import { SUMMARIZER_PROMPT_START } from "../../src/fold/briefs/summarizer-prompt.ts";
+import { SUMMARIZER_PROMPT_START } from "../../src/fold/summarizer/summarizer-prompt.ts";
 import { contentText } from "../../src/text/lines.ts";
 import { type CapturedUi, captureUiContext, emptyCapture } from "./capture-ui.ts";
 import { providerVisibleDefects, reportProblem } from "./tripwire.ts";

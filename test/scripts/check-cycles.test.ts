@@ -1,7 +1,8 @@
 /**
- * The import-cycle check `npm run lint` runs (scripts/check-cycles.ts): it
- * names the modules of a cycle (type-only imports count) and fails, passes an
- * acyclic tree, and passes this checkout.
+ * The layer check `npm run lint` runs (scripts/check-cycles.ts): it names the
+ * modules of a cycle (type-only imports count), an import from a lower layer
+ * to a higher one, a module no layer places, and Pi's runtime reaching the
+ * engine, and fails; it passes a layered acyclic tree, and this checkout.
  */
 
 import { spawnSync } from "node:child_process";
@@ -17,10 +18,14 @@ afterEach(() => {
 	for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
 });
 
-function tree(files: Record<string, string>): string {
+/** Layers for the trees below, bottom first, as NOTES.md writes them. */
+const LAYERS = ["src/a src/b src/c src/self.ts", "src/low.ts", "src/mid.ts", "src/top.ts", "src/fold/engine", "bench"];
+
+function tree(files: Record<string, string>, layers: readonly string[] = LAYERS): string {
 	const root = mkdtempSync(join(tmpdir(), "pi-fold-cycles-"));
 	roots.push(root);
-	for (const [path, text] of Object.entries(files)) {
+	const notes = `# Notes\n\n\`\`\`layers\n${layers.join("\n")}\n\`\`\`\n`;
+	for (const [path, text] of Object.entries({ "NOTES.md": notes, ...files })) {
 		mkdirSync(dirname(join(root, path)), { recursive: true });
 		writeFileSync(join(root, path), text);
 	}
@@ -34,6 +39,62 @@ function check(root?: string) {
 }
 
 describe("check-cycles", () => {
+	it("fails on an import from a lower layer to a higher one, naming both", () => {
+		const root = tree({
+			"src/low.ts": 'import { top } from "./top.ts";\nexport const low = top;\n',
+			"src/top.ts": "export const top = 1;\n",
+		});
+		const result = check(root);
+		expect(result.status).toBe(1);
+		expect(result.output).toContain("upward import: src/low.ts (layer 2) imports src/top.ts (layer 4)");
+	});
+
+	it("fails on a module no layer places, and on an import of one", () => {
+		const result = check(
+			tree({
+				"src/top.ts": 'import { x } from "./stray/x.ts";\nexport const top = x;\n',
+				"src/stray/x.ts": "export const x = 1;\n",
+			}),
+		);
+		expect(result.status).toBe(1);
+		expect(result.output).toContain("no layer: src/stray/x.ts");
+		expect(result.output).toContain("no layer: src/top.ts imports src/stray/x.ts");
+	});
+
+	it("checks bench/ too", () => {
+		const result = check(
+			tree({
+				"bench/one.ts": 'import { two } from "./two.ts";\nexport const one = two;\n',
+				"bench/two.ts": 'import { one } from "./one.ts";\nexport const two = one;\n',
+			}),
+		);
+		expect(result.status).toBe(1);
+		expect(result.output).toContain("import cycle: bench/one.ts <-> bench/two.ts");
+	});
+
+	it("fails when the engine takes a value or a runtime type from Pi, passes Pi's types and projection", () => {
+		const free = tree({
+			"src/fold/engine/window.ts":
+				'import type { SessionEntry } from "@earendil-works/pi-coding-agent";\nimport { buildSessionProjection } from "@earendil-works/pi-coding-agent";\nexport const f = (b: SessionEntry[]) => buildSessionProjection(b, null);\n',
+		});
+		expect(check(free)).toMatchObject({ status: 0 });
+		const result = check(
+			tree({
+				"src/fold/engine/window.ts":
+					'import { type ExtensionContext, estimateTokens } from "@earendil-works/pi-coding-agent";\nexport const f = (c: ExtensionContext) => estimateTokens;\n',
+			}),
+		);
+		expect(result.status).toBe(1);
+		expect(result.output).toContain("Pi runtime in the engine: src/fold/engine/window.ts imports ExtensionContext");
+		expect(result.output).toContain("imports estimateTokens (a value)");
+	});
+
+	it("fails without a layers block, saying where to write it", () => {
+		const result = check(tree({ "NOTES.md": "# Notes\n", "src/low.ts": "export const low = 1;\n" }));
+		expect(result.status).toBe(1);
+		expect(result.output).toContain("NOTES.md has no ```layers block");
+	});
+
 	it("fails on a cycle of type-only imports across directories and names its modules", () => {
 		const root = tree({
 			"src/a/one.ts": 'import type { B } from "../b/two.ts";\nexport type A = B;\n',

@@ -2,7 +2,7 @@
  * The deterministic compactor's Pi adapter: event registration, precedence,
  * user notices and per-session state (owner claim, back-off, last results)
  * that the compaction API (api/controller.ts) reads. Every decision is
- * delegated to a pure module (compact-event.ts, branch.ts, repair.ts,
+ * delegated to a pure module (compact-event.ts, branch.ts, session/tool-pairing.ts,
  * api/trigger.ts, api/owner.ts, api/carry.ts); settings are read at each use
  * (settings/settings-source.ts) and their problems reported once per session.
  *
@@ -43,7 +43,8 @@ import type {
 	SessionCompactEvent,
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
-import type { SettingsProblem } from "../../settings/notice.ts";
+import type { SettingsProblem } from "../../host/settings-notice.ts";
+import { repairToolPairing } from "../../session/tool-pairing.ts";
 import { latestCarry } from "../api/carry.ts";
 import { type ClaimResult, type OwnerClaimRequest, OwnerClaims } from "../api/claim.ts";
 import {
@@ -89,7 +90,6 @@ import {
 	type SettingsFileIo,
 } from "../settings/settings-source.ts";
 import { declaredToolsEstimate, defaultLog, fixedContextEstimateOf, notify, systemPromptEstimate } from "./host.ts";
-import { repairToolPairing } from "./repair.ts";
 
 export type { LastAutoCompaction } from "../api/types.ts";
 export type { CompactionOptions } from "../settings/settings-source.ts";

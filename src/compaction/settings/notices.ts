@@ -1,6 +1,6 @@
 /**
  * The compactor's settings problems, for the one settings notice
- * (src/settings/notice.ts): each names the file, the key, the value found and
+ * (src/host/settings-notice.ts): each names the file, the key, the value found and
  * what the compactor used instead.
  *
  * Each file's `compaction` section is resolved on its own, so a problem is
@@ -10,8 +10,8 @@
  * either), so it is not repeated here.
  */
 
-import type { SettingsProblem } from "../../settings/notice.ts";
-import { shownValue } from "../../settings/notice.ts";
+import type { SettingsProblem } from "../../host/settings-notice.ts";
+import { shownValue } from "../../host/settings-notice.ts";
 import { type CompactorSettings, resolveCompactionSettings } from "./settings.ts";
 import type { CompactionSettingsSources } from "./settings-source.ts";
 

@@ -17,8 +17,8 @@
  * both).
  */
 
-import { type PricedRequest, priceRequest, type TokenUsage } from "../price.ts";
-import type { RateCard } from "../rate-card.ts";
+import type { RateCard } from "../../pricing/rate-card.ts";
+import { type PricedRequest, priceRequest, simulatedUsage } from "../price.ts";
 import type { HiddenSource, ReplyScore } from "./scorer.ts";
 
 /** A model that cannot see a name searches for it once: one search request per hidden source. */
@@ -52,13 +52,13 @@ function addedTokens(chars: number, scale: number): number {
 	return Math.round(scale * Math.ceil(chars / CHARS_PER_TOKEN));
 }
 
+/** One further request: the reply's prompt read from cache, the call and its result fresh, the call as output. */
 function furtherRequest(rules: ChargeRules, promptTokens: number, addedChars: number): PricedRequest {
 	const fresh = addedTokens(addedChars, rules.scale) + CALL_OUTPUT_TOKENS;
-	const usage: TokenUsage =
-		rules.card.freshInputBilling === "cacheWrite"
-			? { input: 0, cacheRead: promptTokens, cacheWrite: fresh, output: CALL_OUTPUT_TOKENS }
-			: { input: fresh, cacheRead: promptTokens, cacheWrite: 0, output: CALL_OUTPUT_TOKENS };
-	return priceRequest(rules.card, usage);
+	return priceRequest(
+		rules.card,
+		simulatedUsage(rules.card, { cachedTokens: promptTokens, freshTokens: fresh }, CALL_OUTPUT_TOKENS),
+	);
 }
 
 /** The charge of one reply's hidden sources, its request having sent `promptTokens`. */

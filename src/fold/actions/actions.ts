@@ -7,12 +7,13 @@
  * (new records, state ops, and the rewrite causes the commit will carry).
  * The runtime applies the change; a refused action returns no change, so
  * nothing moves when arguments or state are wrong. The workspace and outcome
- * types live in workspace.ts, the verified read in source-read.ts, peek in
- * peek.ts.
+ * types are the engine's (engine/workspace.ts), the verified read is in
+ * source-read.ts, peek in peek.ts.
  */
 
 import { keptFromIndex } from "../../compaction/records/recall.ts";
 import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
+import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "../engine/workspace.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { foldTree } from "../lattice/lattice-view.ts";
@@ -24,7 +25,6 @@ import type { FoldStore } from "../store/store.ts";
 import { type Crowding, expandRoom } from "./expand-room.ts";
 import { PEEK_MAX_BYTES, peekCall } from "./peek.ts";
 import { findRecord, leafEntries, readSource, storeFailure } from "./source-read.ts";
-import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "./workspace.ts";
 
 function foldOptions(ws: FoldWorkspace, brief?: string): FoldOptions {
 	return {

@@ -14,16 +14,11 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { estimateMessageTokens, PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
+import type { WindowRoom } from "../engine/workspace.ts";
 import type { FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
-import { rangeTokens, type WindowReading } from "../policy/budget.ts";
+import { rangeTokens } from "../policy/budget.ts";
 import { BACKSTOP_OCCUPANCY } from "../policy/ladder.ts";
-
-/** What the next request holds now, and the budget it is served against (undefined: the window is unknown). */
-export interface WindowRoom {
-	reading: WindowReading;
-	budget: number | undefined;
-}
 
 /** Estimated tokens of the next request before and after the expand, against its budget. */
 export interface Crowding {

@@ -11,9 +11,9 @@
 import { truncateText } from "../../text/bounded.ts";
 import { readableBytes } from "../../text/bytes.ts";
 import { briefWhat, KIND_LABELS } from "../briefs/brief.ts";
+import type { ActionOutcome, FoldWorkspace } from "../engine/workspace.ts";
 import { foldTree } from "../lattice/lattice-view.ts";
 import { unknownFold } from "../lattice/records.ts";
-import type { ActionOutcome, FoldWorkspace } from "./workspace.ts";
 
 /** Rows a page shows when no limit is given. */
 export const CHILDREN_PAGE_ROWS = 50;

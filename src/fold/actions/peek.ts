@@ -6,9 +6,9 @@
 
 import { recallReport } from "../../compaction/records/recall-report.ts";
 import { briefFacts, labelRanges, truncateText } from "../briefs/brief.ts";
+import { type ActionOutcome, type FoldWorkspace, failed } from "../engine/workspace.ts";
 import { childFoldIds, type FoldRecord, isRefusal, withRecord } from "../lattice/records.ts";
 import { findRecord, leafEntries, readSource } from "./source-read.ts";
-import { type ActionOutcome, type FoldWorkspace, failed } from "./workspace.ts";
 
 /** Most bytes one peek may return. */
 export const PEEK_MAX_BYTES = 48_000;

@@ -15,6 +15,7 @@ import { compactedEntryIds, recall, recordedHashes } from "../../compaction/reco
 import { canonicalJson } from "../../session/canonical.ts";
 import { contentText } from "../../text/lines.ts";
 import { compileMatcher } from "../../text/matcher.ts";
+import type { ActionOutcome, FoldWorkspace } from "../engine/workspace.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { isRefusal, leafEntryIds } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
@@ -32,7 +33,6 @@ import {
 } from "./search.ts";
 import { searchResultText, searchTimeoutText } from "./search-report.ts";
 import { readSource } from "./source-read.ts";
-import type { ActionOutcome, FoldWorkspace } from "./workspace.ts";
 
 export interface SearchParams {
 	query: string;

@@ -8,9 +8,9 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalSpanBytes, spanEntryIds, spanHash } from "../../session/canonical.ts";
+import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "../engine/workspace.ts";
 import { type FoldRecord, type FoldRefusal, isRefusal, leafEntryIds, unknownFold } from "../lattice/records.ts";
 import { type BlobSlice, FoldIntegrityError, FoldStoreError, sliceBytes } from "../store/store.ts";
-import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "./workspace.ts";
 
 export function storeFailure(error: unknown): ActionOutcome {
 	if (error instanceof FoldIntegrityError) return failed("integrity", error.message);

@@ -25,7 +25,6 @@ import { type SpanCommand, type SpanError, type SpanFacts, spanFacts } from "../
 import { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
 import { declaredNames } from "../../text/declared-names.ts";
 import { contentText } from "../../text/lines.ts";
-import type { FoldKind } from "../lattice/records.ts";
 import { type ChildSpan, callLine, callsIndex, innerFoldsText, labelRanges } from "./brief-index.ts";
 
 export { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
@@ -60,6 +59,13 @@ export const BRIEF_COMMAND_CHARS = 48;
 export const BRIEF_ERROR_TEXT_CHARS = 110;
 /** Bound on the label ranges or calls a chapter's first line names. */
 export const BRIEF_WHAT_CHARS = 90;
+
+/**
+ * The kinds of span a fold covers, which a brief names. Defined here, below the
+ * lattice, because the lattice writes a record's brief (lattice.ts) and its
+ * records carry the kind (records.ts re-exports it).
+ */
+export type FoldKind = "tool-batch" | "chapter" | "consolidation";
 
 export const KIND_LABELS: Record<FoldKind, string> = {
 	"tool-batch": "Tool batch",

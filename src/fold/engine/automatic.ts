@@ -6,7 +6,7 @@
  * new folds' sources.
  */
 
-import type { AutomaticFacts } from "../actions/status.ts";
+import type { ContextEditEntryDraft } from "@earendil-works/pi-coding-agent";
 import type { FoldOptions } from "../lattice/lattice.ts";
 import type { FoldLattice, FoldRecord } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
@@ -14,8 +14,16 @@ import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { type CommitDecision, decideCommit, type LadderInput } from "../policy/ladder.ts";
 import type { FoldState } from "../state/state.ts";
-import { describeCommit, type EngineCounters, type PlannedCommit, planCommit } from "./commit.ts";
+import {
+	type CommitSummary,
+	describeCommit,
+	type EngineCounters,
+	type PlannedCommit,
+	planCommit,
+	type QueuedEntry,
+} from "./commit.ts";
 import type { HostFacts } from "./host-facts.ts";
+import type { AutomaticFacts } from "./status-facts.ts";
 
 /**
  * Why the ladder is asked out of turn: Pi is about to compact, the provider
@@ -27,6 +35,40 @@ export type ForcedBy = "threshold" | "overflow" | "fence";
 export interface PrepareHint {
 	input: LadderInput;
 	tailStart: number;
+}
+
+/** What a host asks of one commit: the reason it is out of turn, and the line the window must end under. */
+export interface CommitRequest {
+	force?: ForcedBy;
+	/** Commit only if the window ends at or under this many tokens (Pi's compaction line, or the overflow line). */
+	under?: number;
+}
+
+/**
+ * What a commit came to: committed (`folds` new folds; none when it only
+ * settled marks), declined by the ladder (what it could have freed, and why),
+ * off (another process writes the session), or not applied because a source
+ * could not be stored. `prepare` is what the summarizer may prepare for the
+ * next commit.
+ */
+export type CommitOutcome =
+	| { kind: "committed"; folded: boolean; folds: number; summary: CommitSummary; prepare: PrepareHint }
+	| { kind: "declined"; folded: false; freedTokens: number; declined: string | undefined; prepare?: PrepareHint }
+	| { kind: "off"; folded: false; prepare?: undefined }
+	| { kind: "store-failed"; folded: false; storeError: string; prepare?: undefined };
+
+/** What the engine asks its host while it commits (the Pi adapter's answers; a replay gives none). */
+export interface EngineHost {
+	/** Briefs prepared ahead of a commit (the model summarizer's); undefined: deterministic briefs. */
+	briefSource?(cwd: string): FoldOptions["briefSource"];
+	/** An entry another process appended to the session file, if one did: automatic folding stops. */
+	foreignEntry?(): string | undefined;
+}
+
+/** A boundary's result: the commit (when the ladder decided) and what the host persists, if anything. */
+export interface BoundaryOutcome {
+	commit: CommitOutcome | undefined;
+	handed: { custom: QueuedEntry[]; drafts: ContextEditEntryDraft[] } | undefined;
 }
 
 export type AutomaticPlan =
@@ -124,4 +166,60 @@ export function automaticFacts(input: {
 		cancelledCompactions: counters.cancelledCompactions,
 		fenceRefusals: counters.fenceRefusals,
 	};
+}
+
+/**
+ * The automatic commits' bookkeeping between decisions: what status reports
+ * (the counters, the last decision), whether the provider's prefix cache is
+ * presumed cold, whether another process writing the session stopped
+ * folding, and whether anything changed since the ladder last decided.
+ */
+export class CommitBook {
+	/** A blocking tool ran since the last commit: the prefix cache is presumed cold, a commit costs no extra re-read. */
+	coldCache = false;
+	/** Set once another process is seen appending to the session file: automatic folding stops. */
+	otherWriter: string | undefined;
+	readonly counters: Omit<EngineCounters, "fenceRefusals"> = {
+		lastCommit: undefined,
+		commits: 0,
+		cancelledCompactions: 0,
+	};
+	/** The ladder's last decision (for status: why a boundary did not commit). */
+	lastDecision: CommitDecision | undefined;
+	/**
+	 * A change was applied since the ladder last decided (its own commit, an
+	 * action, a threshold commit). Without one, the settle boundary after a
+	 * run's last turn would decide exactly what that turn's boundary did, from
+	 * the same branch and state, so it is skipped: a boundary listener costs
+	 * Pi a projection of the whole branch before and after each handler.
+	 */
+	changedSinceDecision = true;
+
+	/** A new branch: its last persisted commit (status survives a resume), nothing else carried over. */
+	reset(lastCommit: CommitSummary | undefined): void {
+		this.coldCache = false;
+		this.otherWriter = undefined;
+		this.counters.lastCommit = lastCommit;
+		this.lastDecision = undefined;
+		this.changedSinceDecision = true;
+	}
+
+	/** The ladder decided (or was off: the last decision stands). */
+	decided(plan: AutomaticPlan): void {
+		if (plan.kind === "off") return;
+		this.lastDecision = plan.decision;
+		this.changedSinceDecision = false;
+	}
+
+	/** A planned commit could not be carried out (its sources could not be stored). */
+	declined(decision: CommitDecision, why: string): void {
+		this.lastDecision = { ...decision, commit: false, declined: why };
+	}
+
+	/** A commit was applied. */
+	committed(summary: CommitSummary): void {
+		this.counters.lastCommit = summary;
+		this.counters.commits++;
+		this.coldCache = false;
+	}
 }

@@ -11,12 +11,12 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalJson } from "../../session/canonical.ts";
-import type { FoldChange } from "../actions/workspace.ts";
 import { consolidateFolds, createFold, type FoldOptions } from "../lattice/lattice.ts";
 import { type FoldLattice, type FoldRecord, isRefusal } from "../lattice/records.ts";
 import type { BranchView } from "../lattice/units.ts";
 import type { CommitDecision, CommitReason, LadderCandidate, Rung } from "../policy/ladder.ts";
 import type { FoldOp } from "../state/state-schema.ts";
+import type { FoldChange } from "./workspace.ts";
 
 /** Bound on the refusal lines a commit summary keeps. */
 export const COMMIT_SUMMARY_MAX_REFUSALS = 8;

@@ -22,9 +22,9 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ContextEditEntryDraft, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { promptTokensOf } from "../../session/tokens.ts";
-import type { PrepareHint } from "./automatic.ts";
+import type { CommitOutcome, PrepareHint } from "./automatic.ts";
 import type { QueuedEntry } from "./commit.ts";
-import type { FoldEngine } from "./engine.ts";
+import type { BoundaryDecider, FoldEngine } from "./engine.ts";
 import type { HostFacts } from "./host-facts.ts";
 import type { LoadoutDigests } from "./instrument.ts";
 import type { RequestOutcome } from "./request-digests.ts";
@@ -41,8 +41,7 @@ export interface Sink {
 	): SessionEntry[];
 }
 
-/** What decides at a boundary: the automatic ladder (the product), nothing (as recorded), or a reference policy. */
-export type BoundaryDecider = "ladder" | "none" | ((engine: FoldEngine, host: HostFacts) => void);
+export type { BoundaryDecider };
 
 export interface PlayOptions {
 	sink: Sink;
@@ -56,7 +55,7 @@ export interface PlayOptions {
 	/** Each automatic commit that created folds: how many, and whether the fence forced it. */
 	onCommit?: (folds: number, fence: boolean) => void;
 	/** Before a recorded entry joins the branch: where a replay runs what Pi does there (its threshold compaction). */
-	beforeEntry?: (entry: SessionEntry) => void;
+	beforeEntry?: (entry: SessionEntry) => Promise<void> | void;
 	/** What an automatic commit decision hands the model summarizer to prepare (as the Pi adapter passes it on). */
 	onPrepare?: (hint: PrepareHint) => void;
 }
@@ -70,26 +69,25 @@ function calledTools(entry: SessionEntry): string[] {
 	return entry.message.content.flatMap((part) => (part.type === "toolCall" ? [part.name] : []));
 }
 
-/** Play `recorded` through `engine` (reset on the empty branch first). Returns the branch as it ends. */
-export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[], options: PlayOptions): void {
+/** Play `recorded` through `engine` (reset on the empty branch first); the engine's branch is the played one. */
+export async function playBranch(
+	engine: FoldEngine,
+	recorded: readonly SessionEntry[],
+	options: PlayOptions,
+): Promise<void> {
 	const { sink } = options;
 	const last = () => engine.entries.at(-1);
 	const persist = (custom: readonly QueuedEntry[], drafts: readonly ContextEditEntryDraft[]) => {
 		if (custom.length + drafts.length > 0) engine.append(sink.persist(custom, drafts, last()));
 	};
-	const commit = (host: HostFacts, fence: boolean) => {
-		const plan = engine.planAutoCommit(host, fence ? "fence" : undefined);
-		if (plan.kind === "declined") options.onPrepare?.(plan.prepare);
-		if (plan.kind !== "planned") return;
-		const { folded, prepare } = engine.applyCommit(plan);
-		options.onPrepare?.(prepare);
-		if (folded) options.onCommit?.(plan.planned.change.records.length, fence);
+	// What the Pi adapter does with a commit's outcome: the summarizer prepares, the counts see the folds.
+	const committed = (commit: CommitOutcome | undefined, fence: boolean) => {
+		if (commit?.prepare) options.onPrepare?.(commit.prepare);
+		if (commit?.kind === "committed" && commit.folded) options.onCommit?.(commit.folds, fence);
 	};
-	const boundary = (host: HostFacts) => {
-		engine.reconcile();
-		if (options.decide === "ladder") commit(host, false);
-		else if (typeof options.decide === "function") options.decide(engine, host);
-		const handed = engine.boundaryEntries();
+	const boundary = async (host: HostFacts) => {
+		const { commit, handed } = await engine.boundary(host, options.decide);
+		committed(commit, false);
 		if (handed) persist(handed.custom, handed.drafts);
 	};
 	// The model that serves the next request: a boundary reads that model's facts (the last one's after the end).
@@ -98,13 +96,13 @@ export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[]
 		nextAssistant[i] = isMessage(recorded[i], "assistant") ? recorded[i] : nextAssistant[i + 1];
 	let lastAssistant: SessionEntry | undefined;
 
-	recorded.forEach((entry, index) => {
-		options.beforeEntry?.(entry);
+	for (const [index, entry] of recorded.entries()) {
+		await options.beforeEntry?.(entry);
 		if (isMessage(entry, "assistant")) {
 			lastAssistant = entry;
 			const host = options.hostFor(entry);
-			if (options.decide === "ladder" && engine.overBudget(host)) commit(host, true);
-			const outcome = engine.request(host);
+			const outcome = await engine.prepareRequest(host, undefined, { fence: options.decide === "ladder" });
+			committed(outcome.commit, true);
 			if (options.loadout) engine.loadout(options.loadout.sent, options.loadout.host);
 			options.onRequest?.(entry, outcome.sent ?? engine.requestMessages(), outcome);
 			for (const tool of calledTools(entry)) engine.toolCalled(tool);
@@ -118,16 +116,16 @@ export function playBranch(engine: FoldEngine, recorded: readonly SessionEntry[]
 		const turnEnds =
 			(isMessage(entry, "assistant") || (isMessage(entry, "toolResult") && lastAssistant !== undefined)) &&
 			!isMessage(next, "toolResult");
-		if (!turnEnds || !lastAssistant) return;
+		if (!turnEnds || !lastAssistant) continue;
 		const upcoming = nextAssistant[index + 1];
 		const host = options.hostFor(upcoming ?? lastAssistant);
-		boundary(host);
+		await boundary(host);
 		if (!runContinues(recorded, index + 1)) {
-			if (options.decide !== "ladder" || engine.settleBoundaryWanted()) boundary(host);
+			if (options.decide !== "ladder" || engine.settleBoundaryWanted()) await boundary(host);
 			engine.reconcile();
 			persist(engine.takeQueued(), []);
 		}
-	});
+	}
 }
 
 /** True when the next message after `from` is an assistant's: the agent asks again without a new user message. */

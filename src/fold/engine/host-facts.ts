@@ -7,7 +7,7 @@
  */
 
 import type { ModelCost } from "@earendil-works/pi-ai";
-import { rateCardFromModelCost } from "../../cost/rate-card.ts";
+import { rateCardFromModelCost } from "../../pricing/rate-card.ts";
 import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { providerLimit, servingBudget, type TokenPrices, tokenPrices } from "../policy/budget.ts";

@@ -11,9 +11,10 @@
  */
 
 import { isSha256Hex, sha256Hex } from "../../session/canonical.ts";
+import type { FoldKind } from "../briefs/brief.ts";
 import { LayeredMap } from "./layered-map.ts";
 
-export type FoldKind = "tool-batch" | "chapter" | "consolidation";
+export type { FoldKind };
 export type FoldOrigin = "agent" | "ladder" | "command";
 export type BriefGenerator = "deterministic" | "model" | "supplied";
 

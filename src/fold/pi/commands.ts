@@ -15,7 +15,7 @@ import { peekFold } from "../actions/peek.ts";
 import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS } from "../actions/search.ts";
 import { searchWorkspace } from "../actions/search-action.ts";
 import { searchReport, searchTimeoutText } from "../actions/search-report.ts";
-import type { ActionOutcome } from "../actions/workspace.ts";
+import type { ActionOutcome } from "../engine/workspace.ts";
 import { unfoldedChapters } from "../policy/ladder.ts";
 import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";

@@ -8,7 +8,7 @@
 
 import { PEEK_MAX_BYTES } from "../actions/peek.ts";
 import type { SourceBytes } from "../actions/search.ts";
-import type { ActionOutcome } from "../actions/workspace.ts";
+import type { ActionOutcome } from "../engine/workspace.ts";
 import type { ResolvedOptions } from "../options.ts";
 import {
 	disabledEvidence,
@@ -22,11 +22,16 @@ import { EvidenceStore, evidenceDir } from "../store/evidence-store.ts";
 import { FoldIntegrityError, FoldStoreError } from "../store/store.ts";
 
 export class EvidenceHost {
-	private readonly options: ResolvedOptions;
+	private options: ResolvedOptions;
 	/** This session's evidence artifacts (a store with no root when the session has no file). */
 	private evidence = new EvidenceStore(undefined);
 
 	constructor(options: ResolvedOptions) {
+		this.options = options;
+	}
+
+	/** The options in force from now on (a new value; the runtime's `configure`). */
+	configure(options: ResolvedOptions): void {
 		this.options = options;
 	}
 

@@ -7,7 +7,7 @@
  */
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import type { StatusDetails } from "../actions/status.ts";
+import type { StatusDetails } from "../engine/status-facts.ts";
 import { compactedFolds, formatFooter, heldOut, type WindowFacts } from "./context-report.ts";
 import type { FoldRuntime } from "./runtime.ts";
 

@@ -18,7 +18,7 @@ import type {
 	SessionBeforeCompactEvent,
 	SessionBeforeCompactResult,
 } from "@earendil-works/pi-coding-agent";
-import type { ForcedBy } from "../engine/automatic.ts";
+import type { CommitOutcome, CommitRequest } from "../engine/automatic.ts";
 import type { FoldEngine } from "../engine/engine.ts";
 import type { HostFacts } from "../engine/host-facts.ts";
 import type { ResolvedOptions } from "../options.ts";
@@ -30,7 +30,6 @@ import {
 	piReserveTokens,
 	unrecoveredOverflow,
 } from "./overflow.ts";
-import type { AutoCommitOutcome } from "./runtime-support.ts";
 
 /** What the attempt needs of the runtime: its engine and options, and the commit it carries out. */
 export interface OverflowHost {
@@ -39,7 +38,7 @@ export interface OverflowHost {
 	readonly options: ResolvedOptions;
 	sync(ctx: ExtensionContext): void;
 	hostFacts(ctx: ExtensionContext): HostFacts;
-	autoCommit(ctx: ExtensionContext, force: ForcedBy, under: number): Promise<AutoCommitOutcome>;
+	autoCommit(ctx: ExtensionContext, request: CommitRequest): Promise<CommitOutcome>;
 	/** Pi's `compaction.reserveTokens` as last seen in a compaction event. */
 	reserveTokens: number | undefined;
 }
@@ -117,18 +116,18 @@ export class OverflowRecovery {
 		// What failed is what the next request holds: Pi omitted the failed reply, nothing else changed.
 		const failedTokens = host.engine.reading(host.hostFacts(ctx)).total;
 		const line = overflowLine(failedTokens, ctx.model.contextWindow, reserveTokens);
-		const committed = await host.autoCommit(ctx, "overflow", line);
+		const committed = await host.autoCommit(ctx, { force: "overflow", under: line });
 		const brand = host.options.brandNoun;
-		if (committed.folded) {
+		if (committed.kind === "committed" && committed.folded) {
 			const { folds, freedTokens } = committed.summary;
 			const command = host.options.commandNames.status;
 			const text = overflowFoldedText({ brand, failedTokens, folds: folds.length, freedTokens, retry, command });
 			ctx.ui.notify(text, "info");
-		} else if (committed.storeError !== undefined) {
+		} else if (committed.kind === "store-failed") {
 			const then = compacts ? "Pi's recovery compaction goes ahead" : "the request is unanswered";
 			const text = `${brand}: the provider refused the request as too long; folding failed (${committed.storeError}), so nothing was folded and ${then}.`;
 			ctx.ui.notify(text, "warning");
-		} else if (committed.freedTokens !== undefined) {
+		} else if (committed.kind === "declined") {
 			// (Off: another process writes the session, which was said when it was seen.)
 			const { freedTokens } = committed;
 			const text = overflowNotEnoughText({ brand, failedTokens, freedTokens, line, reserveTokens, compacts });

@@ -10,7 +10,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import type { FoldDetail } from "../actions/status.ts";
+import type { FoldDetail } from "../engine/status-facts.ts";
 import { COMMIT_MOMENTS } from "./commit-reasons.ts";
 import { readableBytes } from "./context-report.ts";
 

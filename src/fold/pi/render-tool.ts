@@ -10,7 +10,7 @@
 import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { Theme, ToolDefinition, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
 import { type Component, Text } from "@earendil-works/pi-tui";
-import type { StatusDetails } from "../actions/status.ts";
+import type { StatusDetails } from "../engine/status-facts.ts";
 import { readableBytes } from "./context-report.ts";
 import { describeSourceEntry } from "./peek-report.ts";
 import { personText } from "./person-text.ts";

@@ -4,7 +4,6 @@
  * (runtime.ts) owns that.
  */
 
-import type { CommitSummary } from "../engine/commit.ts";
 import type { RewriteEvent } from "../engine/instrument.ts";
 import { createMemoryFoldStore, type FoldStore, FoldStoreError } from "../store/store.ts";
 import { openFileFoldStore } from "../store/store-file.ts";
@@ -43,12 +42,3 @@ export function strictFailureText(event: RewriteEvent): string {
 		? `pi-fold: rewrite by another extension ${where} in what the provider is sent, though pi-fold's own list did not change there (another extension's context handler edited an earlier message; ${STRICT_APPEND_ONLY_ENV} is set)`
 		: `pi-fold: unattributed rewrite ${where} with no commit, expand, refold, rebrief, reboundary, compaction or navigation behind it (${STRICT_APPEND_ONLY_ENV} is set)`;
 }
-
-/**
- * What an automatic commit came to: the folds that landed; or none, with
- * what the ladder could have freed (undefined when it was off) or why the
- * sources could not be stored.
- */
-export type AutoCommitOutcome =
-	| { folded: true; summary: CommitSummary }
-	| { folded: false; freedTokens?: number; storeError?: string };

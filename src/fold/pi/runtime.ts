@@ -1,16 +1,19 @@
 /**
  * The Pi adapter: Pi's events in, the fold engine's decisions carried out.
- * It decides nothing (src/fold/engine/ does): it tells the engine what Pi
- * appended to the branch (walking back from the leaf to the last entry the
- * engine knows, so a request costs what changed, not a walk of the whole
- * branch), reads the host facts off Pi's context, stores new folds' sources,
- * persists custom entries (at the boundary, or at once while Pi is idle),
- * returns `context_edit` drafts from `turn_end` / `agent_before_settle`,
- * sends the `context` hook's preview, refuses a request over budget out of
- * band, cancels Pi's threshold compaction when a lossless commit gets under
- * Pi's line, answers a provider's overflow refusal with a lossless fold and
- * a retry when that fits (overflow.ts), and runs the summarizer's requests
- * in the background.
+ * It decides nothing and orders no steps: src/fold/engine/ decides, and runs
+ * the commit sequence (plan, store, apply, hand off) for every host alike.
+ * The adapter tells the engine what Pi appended to the branch (walking back
+ * from the leaf to the last entry the engine knows, so a request costs what
+ * changed, not a walk of the whole branch), reads the host facts off Pi's
+ * context, opens the session's fold store, answers the engine's questions
+ * (prepared briefs, another process on the session file), persists custom
+ * entries (at the boundary, or at once while Pi is idle), returns
+ * `context_edit` drafts from `turn_end` / `agent_before_settle`, sends the
+ * `context` hook's preview, refuses a request over budget out of band,
+ * cancels Pi's threshold compaction when a lossless commit gets under Pi's
+ * line, answers a provider's overflow refusal with a lossless fold and a
+ * retry when that fits (overflow.ts), and runs the summarizer's requests in
+ * the background.
  */
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
@@ -23,33 +26,26 @@ import type {
 	SessionEntry,
 } from "@earendil-works/pi-coding-agent";
 import { promptTokensOf } from "../../session/tokens.ts";
-import type { StatusDetails } from "../actions/status.ts";
 import { formatWindowListing } from "../actions/window-listing.ts";
-import type { ActionOutcome, FoldWorkspace } from "../actions/workspace.ts";
-import type { AutomaticPlan, ForcedBy, PrepareHint } from "../engine/automatic.ts";
+import type { CommitOutcome, CommitRequest } from "../engine/automatic.ts";
 import { FoldEngine } from "../engine/engine.ts";
 import { type HostFacts, modelHostFacts, toolDeclarationTokens } from "../engine/host-facts.ts";
 import { hostLoadout, requestLoadout, strictFailure } from "../engine/instrument.ts";
-import { type ProjectionCandidate, projectionCandidates } from "../engine/projection-candidates.ts";
 import { lostNoticeText, noticeType } from "../engine/recovery.ts";
-import { SuggestionRegistry, suggestionEntryType } from "../engine/suggestions.ts";
+import type { StatusDetails } from "../engine/status-facts.ts";
+import type { ActionOutcome, FoldWorkspace } from "../engine/workspace.ts";
 import type { FoldOrigin } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
+import { type ProjectionCandidate, projectionCandidates } from "../projection-candidates.ts";
+import { SuggestionRegistry, suggestionEntryType } from "../suggestions.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
 import { OverflowRecovery } from "./overflow-recovery.ts";
-import {
-	type AutoCommitOutcome,
-	openSessionStore,
-	STRICT_APPEND_ONLY_ENV,
-	strictAppendOnly,
-	strictFailureText,
-} from "./runtime-support.ts";
+import { openSessionStore, STRICT_APPEND_ONLY_ENV, strictAppendOnly, strictFailureText } from "./runtime-support.ts";
 import { FoldSummarizer } from "./summarizer.ts";
 
 export class FoldRuntime {
-	readonly options: ResolvedOptions;
 	readonly engine: FoldEngine;
 	readonly pi: ExtensionAPI;
 	/** The provider's overflow refusals, answered with a fold and a retry when that fits. */
@@ -69,8 +65,10 @@ export class FoldRuntime {
 
 	constructor(pi: ExtensionAPI, options: ResolvedOptions) {
 		this.pi = pi;
-		this.options = options;
-		this.engine = new FoldEngine(options);
+		this.engine = new FoldEngine(options, {
+			briefSource: (cwd) => this.summarizer.briefSource(cwd),
+			foreignEntry: () => this.foreignEntry(),
+		});
 		this.overflow = new OverflowRecovery(this);
 		this.evidence = new EvidenceHost(options);
 		const persist = (customType: string, data: unknown) => {
@@ -81,7 +79,18 @@ export class FoldRuntime {
 			persist(suggestionEntryType(this.options.entryTypePrefix), data),
 		);
 		this.summarizer = new FoldSummarizer(options, { record: persist });
-		this.engine.briefSource = (cwd) => this.summarizer.briefSource(cwd);
+	}
+
+	/** The options in force: a value, replaced (never mutated) by `configure`. */
+	get options(): ResolvedOptions {
+		return this.engine.options;
+	}
+
+	/** New options for the engine and everything that reads them (a session's settings, a saved setting). */
+	configure(options: ResolvedOptions): void {
+		this.engine.configure(options);
+		this.summarizer.configure(options);
+		this.evidence.configure(options);
 	}
 
 	/** Wire the runtime to Pi's events. */
@@ -122,7 +131,7 @@ export class FoldRuntime {
 			// Pi compacts above contextWindow − reserveTokens; a lossless fold that gets under that line wins.
 			this.reserveTokens = event.preparation.settings.reserveTokens;
 			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
-			const { folded } = await this.autoCommit(ctx, "threshold", line);
+			const { folded } = await this.autoCommit(ctx, { force: "threshold", under: line });
 			this.listenAtSettle();
 			if (!folded) return undefined;
 			this.engine.cancelledCompaction();
@@ -252,6 +261,7 @@ export class FoldRuntime {
 	 * branch moved without an event) hands over the whole branch instead.
 	 */
 	sync(ctx: ExtensionContext): void {
+		this.hostCtx = ctx;
 		const manager = ctx.sessionManager;
 		const leaf = manager.getLeafId();
 		if (leaf === this.syncedLeaf) return;
@@ -350,53 +360,34 @@ export class FoldRuntime {
 	}
 
 	/**
-	 * True once another process has appended to this session file: its entries
-	 * are invisible here, so folding would act on a stale branch. Said once.
+	 * An entry another process appended to this session file, told once: its
+	 * entries are invisible here, so folding would act on a stale branch. The
+	 * engine asks before every commit and stops committing once told.
 	 */
-	private sawOtherWriter(ctx: ExtensionContext): boolean {
-		if (this.engine.otherWriterSeen) return true;
-		const file = ctx.sessionManager.getSessionFile();
-		const known = (id: string) => ctx.sessionManager.getEntry(id) !== undefined;
-		const foreign = file ? this.writers.foreignSince(file, known) : undefined;
-		if (foreign === undefined || !this.engine.otherWriter(foreign)) return false;
+	private foreignEntry(): string | undefined {
+		const ctx = this.hostCtx;
+		const file = ctx?.sessionManager.getSessionFile();
+		if (!ctx || !file) return undefined;
+		const foreign = this.writers.foreignSince(file, (id) => ctx.sessionManager.getEntry(id) !== undefined);
+		if (foreign === undefined) return undefined;
 		ctx.ui.notify(
 			`${this.options.brandNoun}: another process is writing this session file (entry ${foreign} is not this process's); automatic folding is off until the session is reopened. Close the other Pi, then /resume.`,
 			"warning",
 		);
-		return true;
+		return foreign;
 	}
 
-	/**
-	 * Let the engine decide a commit and carry it out: store every new fold's
-	 * source, then apply. `under`: Pi's compaction line (or the overflow line).
-	 */
-	async autoCommit(ctx: ExtensionContext, force?: ForcedBy, under?: number): Promise<AutoCommitOutcome> {
-		if (this.sawOtherWriter(ctx)) return { folded: false };
+	/** An out-of-turn commit (threshold, overflow): the engine's commit sequence, then what the adapter owes it. */
+	async autoCommit(ctx: ExtensionContext, request: CommitRequest): Promise<CommitOutcome> {
 		this.sync(ctx);
-		const plan: AutomaticPlan = this.engine.planAutoCommit(this.hostFacts(ctx), force, under);
-		if (plan.kind === "declined") this.prepare(ctx, plan.prepare);
-		if (plan.kind !== "planned") {
-			return plan.kind === "off" ? { folded: false } : { folded: false, freedTokens: plan.decision.freedTokens };
-		}
-		for (const [hash, source] of plan.planned.sources) {
-			try {
-				await this.engine.store.put(source, { expectedHash: hash });
-			} catch (error) {
-				// Nothing is applied: a fold whose source is not stored would not be one peek away.
-				const storeError = `store write failed: ${String(error)}`;
-				this.engine.declineCommit(plan, storeError);
-				return { folded: false, storeError };
-			}
-		}
-		const applied = this.engine.applyCommit(plan);
-		if (ctx.isIdle()) this.flushQueued();
-		this.prepare(ctx, applied.prepare);
-		return applied.folded ? { folded: true, summary: plan.planned.summary } : { folded: false };
+		return this.committed(ctx, await this.engine.commit(this.hostFacts(ctx), request));
 	}
 
-	/** Ask the summarizer for briefs of what may fold at a later commit (background; never awaited). */
-	private prepare(ctx: ExtensionContext, hint: PrepareHint): void {
-		this.summarizer.prepare(ctx, hint.input, hint.tailStart);
+	/** After a commit: persist at once while Pi is idle, and let the summarizer prepare what may fold next. */
+	private committed(ctx: ExtensionContext, outcome: CommitOutcome): CommitOutcome {
+		if (ctx.isIdle()) this.flushQueued();
+		if (outcome.prepare) this.summarizer.prepare(ctx, outcome.prepare.input, outcome.prepare.tailStart);
+		return outcome;
 	}
 
 	private async onBoundary(
@@ -404,9 +395,8 @@ export class FoldRuntime {
 		ctx: ExtensionContext,
 	): Promise<{ entries: SessionBoundaryDraft[] } | undefined> {
 		this.sync(ctx);
-		this.engine.reconcile();
-		await this.autoCommit(ctx);
-		const handed = this.engine.boundaryEntries();
+		const { commit, handed } = await this.engine.boundary(this.hostFacts(ctx));
+		if (commit) this.committed(ctx, commit);
 		if (!handed) return undefined;
 		const custom: SessionBoundaryDraft[] = handed.custom.map((entry) => ({ type: "custom", ...entry }));
 		return { entries: [...proposed, ...custom, ...handed.drafts] };
@@ -419,10 +409,9 @@ export class FoldRuntime {
 		this.sync(ctx);
 		// Any request after an overflow's fold carries it (queued messages went first): no second retry.
 		this.overflow.takeRetry();
-		// Over budget: fold whatever is eligible now; the request below previews it.
-		if (this.engine.overBudget(this.hostFacts(ctx), messages)) await this.autoCommit(ctx, "fence");
-		// Observed in `onSent`, once every other handler has run.
-		const outcome = this.engine.request(this.hostFacts(ctx), messages, true);
+		// Over budget, the engine folds whatever is eligible first (the fence); observed in `onSent`.
+		const outcome = await this.engine.prepareRequest(this.hostFacts(ctx), messages, { awaitSent: true });
+		if (outcome.commit) this.committed(ctx, outcome.commit);
 		if (outcome.refused) {
 			// Out of band only: the window never carries the refusal.
 			ctx.ui.notify(outcome.refused.message, "error");

@@ -30,7 +30,7 @@ import {
 	type SettingsFileIo,
 	type SettingsReadContext,
 } from "../../compaction/settings/settings-source.ts";
-import { type SettingsProblem, shownValue as showValue } from "../../settings/notice.ts";
+import { type SettingsProblem, shownValue as showValue } from "../../host/settings-notice.ts";
 import {
 	CODE_ONLY_OPTION_KEYS,
 	JSON_OPTION_KEYS,
@@ -42,7 +42,7 @@ import {
 	SESSION_OPTION_KEYS,
 } from "../options.ts";
 
-export type { SettingsProblem } from "../../settings/notice.ts";
+export type { SettingsProblem } from "../../host/settings-notice.ts";
 
 /** The settings key pi-fold reads (Pi ignores keys it does not know). */
 export const SETTINGS_SECTION = "piFold";
@@ -121,7 +121,7 @@ export function resolveWithSettings(
 	const accepted: Record<string, unknown> = {};
 	const pending: { path: string; key: JsonOptionKey; value: unknown }[] = [];
 	for (const layer of layers) {
-		// Pi reports a file it cannot read or parse and reads nothing from it; neither does pi-fold (settings/notice.ts).
+		// Pi reports a file it cannot read or parse and reads nothing from it; neither does pi-fold (host/settings-notice.ts).
 		if (layer.unreadable) continue;
 		if (layer.section === undefined) continue;
 		if (!isPlainRecord(layer.section)) {
@@ -206,10 +206,8 @@ export function registrationDrift(registered: ResolvedOptions, now: ResolvedOpti
 	}));
 }
 
-/** Copy the options read at session start into the live options object the runtime, tool and commands share. */
-export function applySessionOptions(target: ResolvedOptions, next: ResolvedOptions): void {
-	const copy = <K extends (typeof SESSION_OPTION_KEYS)[number]>(key: K): void => {
-		target[key] = next[key];
-	};
-	for (const key of SESSION_OPTION_KEYS) copy(key);
+/** The options in force with the session options read at session start: a new value, `current` untouched. */
+export function withSessionOptions(current: ResolvedOptions, next: ResolvedOptions): ResolvedOptions {
+	const session = Object.fromEntries(SESSION_OPTION_KEYS.map((key) => [key, next[key]]));
+	return Object.freeze({ ...current, ...session });
 }

@@ -23,7 +23,7 @@
  *
  * When: at every commit decision the engine hands back the ladder's input,
  * and the adapter passes it to `prepare`. The spans worth a summary
- * (src/fold/briefs/summary-spans.ts) are planned exactly as the commit will
+ * (src/fold/summarizer/summary-spans.ts) are planned exactly as the commit will
  * plan them, and one request per span starts (at most
  * `SUMMARIZER_MAX_IN_FLIGHT` at a time). Results are cached by fold kind
  * and source hash. At the commit, `briefSource` returns a ready summary
@@ -37,6 +37,10 @@
 
 import type { Api, Model, ThinkingLevel } from "@earendil-works/pi-ai";
 import type { ExtensionContext, ModelRegistry } from "@earendil-works/pi-coding-agent";
+import type { FoldPlan, SuppliedBrief } from "../lattice/lattice.ts";
+import type { BriefAttribution } from "../lattice/records.ts";
+import type { ContextSpanBrief, ContextSpanRequest, ResolvedOptions, SummarizeContextSpan } from "../options.ts";
+import type { LadderInput } from "../policy/ladder.ts";
 import {
 	acceptHostSummary,
 	acceptModelReply,
@@ -53,12 +57,8 @@ import {
 	type SummaryVerdict,
 	summarizerUsage,
 	summaryRequestText,
-} from "../briefs/summarizer-prompt.ts";
-import { type SummarizerStatus, type SummarySpan, summaryKey, summarySpans } from "../briefs/summary-spans.ts";
-import type { FoldPlan, SuppliedBrief } from "../lattice/lattice.ts";
-import type { BriefAttribution } from "../lattice/records.ts";
-import type { ContextSpanBrief, ContextSpanRequest, ResolvedOptions, SummarizeContextSpan } from "../options.ts";
-import type { LadderInput } from "../policy/ladder.ts";
+} from "../summarizer/summarizer-prompt.ts";
+import { type SummarizerStatus, type SummarySpan, summaryKey, summarySpans } from "../summarizer/summary-spans.ts";
 
 /** A request that has not answered in a minute has missed several boundaries already; aborting frees the connection. */
 export const SUMMARIZER_TIMEOUT_MS = 60_000;
@@ -134,7 +134,7 @@ export class FoldSummarizer {
 	/** Bumped at every session start: an answer for an older session is dropped. */
 	private generation = 0;
 
-	private readonly options: ResolvedOptions;
+	private options: ResolvedOptions;
 	private readonly host: SummarizerHost;
 	private readonly timeoutMs: number;
 
@@ -142,6 +142,11 @@ export class FoldSummarizer {
 		this.options = options;
 		this.host = host;
 		this.timeoutMs = timeoutMs;
+	}
+
+	/** The options in force from now on (a new value; the runtime's `configure`). */
+	configure(options: ResolvedOptions): void {
+		this.options = options;
 	}
 
 	/** At session start: forget the last session's work, resolve the target, say once if it cannot be used. */

@@ -20,12 +20,7 @@ import {
 import { peekFold } from "../actions/peek.ts";
 import { listChildren } from "../actions/peek-children.ts";
 import { searchAction } from "../actions/search-action.ts";
-import {
-	boundedDetails,
-	statusText as boundedStatusText,
-	STATUS_MAX_CHARS,
-	type StatusDetails,
-} from "../actions/status.ts";
+import { boundedDetails, statusText as boundedStatusText, STATUS_MAX_CHARS } from "../actions/status.ts";
 import {
 	isArgumentError,
 	type ToolParams,
@@ -34,7 +29,8 @@ import {
 	toolPromptSnippet,
 	validateToolArgs,
 } from "../actions/tool-schema.ts";
-import type { ActionOutcome } from "../actions/workspace.ts";
+import type { StatusDetails } from "../engine/status-facts.ts";
+import type { ActionOutcome } from "../engine/workspace.ts";
 import { parseEvidenceAddress } from "../store/evidence.ts";
 import { updateFooter } from "./footer.ts";
 import { renderContextCall, renderContextResult, type ToolDetails } from "./render-tool.ts";

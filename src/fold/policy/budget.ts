@@ -6,8 +6,8 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { SessionProjection } from "@earendil-works/pi-coding-agent";
-import type { RateCard } from "../../cost/rate-card.ts";
-import { longContextThreshold, ratesFor } from "../../cost/rate-card.ts";
+import type { RateCard } from "../../pricing/rate-card.ts";
+import { longContextThreshold, ratesFor } from "../../pricing/rate-card.ts";
 import { estimateMessageTokens, PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import type { BranchView } from "../lattice/units.ts";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type FloorInput, floorSchedule } from "../../../bench/agent/floor.ts";
 import { PROVIDER_CACHE_RULES } from "../../../bench/agent/presets.ts";
 import { priceRequest } from "../../../src/cost/price.ts";
-import { NAMED_RATE_CARDS } from "../../../src/cost/rate-card.ts";
+import { NAMED_RATE_CARDS } from "../../../src/pricing/rate-card.ts";
 import { testCard } from "../../fixtures/cost.ts";
 import { roundCachedTokens } from "../../harness/provider-rules.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildLedger, ledgerProblems } from "../../../bench/agent/ledger.ts";
 import { PROVIDER_CACHE_RULES } from "../../../bench/agent/presets.ts";
-import { GPT_5_6_LONG_CONTEXT_ABOVE, NAMED_RATE_CARDS } from "../../../src/cost/rate-card.ts";
+import { GPT_5_6_LONG_CONTEXT_ABOVE, NAMED_RATE_CARDS } from "../../../src/pricing/rate-card.ts";
 import {
 	measuredRequests,
 	recordedRequests,

@@ -3,7 +3,7 @@ import { prng } from "../../../bench/generate.ts";
 import { type FloorInput, type FloorRequest, floorSchedule } from "../../../bench/host-replay/floor.ts";
 import { usage } from "../../../bench/host-replay/ledger.ts";
 import { priceRequest } from "../../../src/cost/price.ts";
-import type { RateCard } from "../../../src/cost/rate-card.ts";
+import type { RateCard } from "../../../src/pricing/rate-card.ts";
 import { roundCachedTokens } from "../../../test/harness/provider-rules.ts";
 
 const CARD: RateCard = {

@@ -4,7 +4,7 @@ import { buildLedger } from "../../../bench/host-replay/ledger.ts";
 import { replayPlan, scriptedReply } from "../../../bench/host-replay/plan.ts";
 import { referenceDrafts, STUB_TEXT } from "../../../bench/host-replay/reference.ts";
 import { endMismatch, type RunRequest } from "../../../bench/host-replay/run-arm.ts";
-import type { RateCard } from "../../../src/cost/rate-card.ts";
+import type { RateCard } from "../../../src/pricing/rate-card.ts";
 import { appendLinked, assistantMessage } from "../../fixtures/common.ts";
 import { BranchBuilder } from "../../fixtures/session.ts";
 import type { RecordedRequest } from "../../harness/loopback-provider.ts";

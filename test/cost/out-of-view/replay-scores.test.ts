@@ -21,8 +21,8 @@ function smokeBranch() {
 describe("out-of-view scores of the report's replays", () => {
 	const branch = smokeBranch();
 
-	it("scores Pi alone on an endless window all raw, and charges pi-fold's folds by the same rule", () => {
-		const endless = projectSavings(branch, "/", { contextWindow: 100_000_000 });
+	it("scores Pi alone on an endless window all raw, and charges pi-fold's folds by the same rule", async () => {
+		const endless = await projectSavings(branch, "/", { contextWindow: 100_000_000 });
 		const native = endless.outOfView.native;
 		expect(endless.native.compactions).toBe(0);
 		expect(native.summary.references.raw).toBeGreaterThan(200);
@@ -30,13 +30,13 @@ describe("out-of-view scores of the report's replays", () => {
 		expect(native.summary.references).toMatchObject({ brief: 0, absent: 0 });
 		expect(native.charge).toEqual({ requests: 0, cost: 0 });
 
-		const folded = projectSavings(branch, "/", { contextWindow: 40_000 });
+		const folded = await projectSavings(branch, "/", { contextWindow: 40_000 });
 		const defaults = folded.outOfView.projected;
 		expect(folded.commits).toBeGreaterThan(0);
 		expect(defaults.summary.repliesWithAbsent).toBeGreaterThan(0);
 		expect(defaults.charge.requests).toBe(2 * defaults.summary.hiddenSources);
 		expect(chargedCost(folded.projected, defaults)).toBeCloseTo(folded.projected.cost + defaults.charge.cost, 12);
-		const again = projectSavings(branch, "/", { contextWindow: 40_000 }).outOfView.projected;
+		const again = (await projectSavings(branch, "/", { contextWindow: 40_000 })).outOfView.projected;
 		expect(again.summary).toEqual(defaults.summary);
 		expect(again.charge).toEqual(defaults.charge);
 	});

@@ -10,7 +10,7 @@ import {
 	unmarkFold,
 } from "../../../src/fold/actions/actions.ts";
 import { peekFold } from "../../../src/fold/actions/peek.ts";
-import type { FoldWorkspace } from "../../../src/fold/actions/workspace.ts";
+import type { FoldWorkspace } from "../../../src/fold/engine/workspace.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
 import { emptyFoldState, liveLattice } from "../../../src/fold/state/state.ts";

@@ -15,7 +15,7 @@ import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { listChildren } from "../../../src/fold/actions/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
 import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../../src/fold/actions/search-action.ts";
-import type { ActionOutcome } from "../../../src/fold/actions/workspace.ts";
+import type { ActionOutcome } from "../../../src/fold/engine/workspace.ts";
 import { leafEntryIds } from "../../../src/fold/lattice/records.ts";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../../../src/fold/options.ts";
 import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";

@@ -4,11 +4,10 @@ import {
 	STATUS_MAX_CHARS,
 	STATUS_TOP_FOLDS,
 	STATUS_TREE_MAX_LIMIT,
-	type StatusDetails,
-	statusDetails,
 	statusText,
 } from "../../../src/fold/actions/status.ts";
 import { emptyInstrument } from "../../../src/fold/engine/instrument.ts";
+import { type StatusDetails, statusDetails } from "../../../src/fold/engine/status-facts.ts";
 import { createFold } from "../../../src/fold/lattice/lattice.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch, type BranchView } from "../../../src/fold/lattice/units.ts";

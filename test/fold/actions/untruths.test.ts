@@ -124,11 +124,10 @@ describe("reboundary with ids under epoch scheduling", () => {
 		expect(JSON.stringify(withdrawn.request(host).sent ?? withdrawn.requestMessages())).toContain("alpha output");
 
 		// Committed: the dissolve's rewrite makes the next boundary's commit free, and the mark folds in it.
-		const plan = engine.planAutoCommit(host);
-		expect(plan.kind).toBe("planned");
-		if (plan.kind !== "planned") return;
-		engine.applyCommit(plan);
-		expect(plan.planned.summary.folds).toContainEqual({ id, rung: "mark", origin: "agent" });
+		const commit = await engine.commit(host);
+		expect(commit.kind).toBe("committed");
+		if (commit.kind !== "committed") return;
+		expect(commit.summary.folds).toContainEqual({ id, rung: "mark", origin: "agent" });
 		expect(engine.foldState.data.marks).toEqual([]);
 		const sent = JSON.stringify(engine.request(host).sent ?? engine.requestMessages());
 		expect(sent).toContain(`[${DEFAULT_BRAND_NOUN} fold ${id}`);

@@ -75,19 +75,18 @@ describe("an expand the ladder would undo at the same boundary", () => {
 		engine.apply(expanded);
 		expect(engine.reading(host).total / (host.budget ?? 1)).toBeGreaterThanOrEqual(BACKSTOP_OCCUPANCY);
 
-		const plan = engine.planAutoCommit(host);
-		expect(plan.kind, JSON.stringify(plan.kind === "declined" ? { ...plan.decision, selected: undefined } : {})).toBe(
-			"planned",
-		);
-		if (plan.kind !== "planned") return;
-		const { folded } = engine.applyCommit(plan);
-		expect(folded).toBe(true);
+		const commit = await engine.commit(host);
+		expect(commit.kind, JSON.stringify(commit.kind === "declined" ? commit.declined : commit.kind)).toBe("committed");
+		if (commit.kind !== "committed") return;
+		expect(commit.folded).toBe(true);
 		// The commit folded something else; stage one's output is in the very next request, raw.
 		expect(engine.foldState.data.expanded).toContain(id);
 		const sent = nextRequest(engine, host);
 		expect(sent).toContain("alpha line of the stage one output");
 		expect(sent).not.toContain(`[${DEFAULT_BRAND_NOUN} fold ${id}`);
-		for (const record of plan.planned.change.records) {
+		const created = commit.summary.folds.map((fold) => engine.lattice().folds.get(fold.id));
+		for (const record of created) {
+			if (!record) throw new Error("a committed fold is not in the lattice");
 			const inner = record.parts.some((part) => part.type === "fold" && part.foldId === id);
 			expect(inner, `${record.kind} ${record.id} absorbed the expanded fold`).toBe(false);
 		}

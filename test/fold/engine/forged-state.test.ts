@@ -9,13 +9,13 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import { buildSessionProjection, type SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { repairToolPairing } from "../../../src/compaction/pi/repair.ts";
 import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { FoldEngine } from "../../../src/fold/engine/engine.ts";
 import { modelHostFacts } from "../../../src/fold/engine/host-facts.ts";
 import { checkLattice } from "../../../src/fold/lattice/lattice-view.ts";
 import { resolveOptions } from "../../../src/fold/options.ts";
 import { stateEntryTypes } from "../../../src/fold/state/state.ts";
+import { repairToolPairing } from "../../../src/session/tool-pairing.ts";
 import { FoldBranch, threeTurns } from "../../fixtures/fold.ts";
 import { appendBoundary, forgedRecord, twoFoldsHanded } from "../../fixtures/forge.ts";
 

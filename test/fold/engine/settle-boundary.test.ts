@@ -29,24 +29,21 @@ function session() {
 const roomy = modelHostFacts({ id: "m", contextWindow: 1_000_000 }, options, "", "/", { reserveTokens: 1_000 });
 
 describe("the settle boundary", () => {
-	it("is wanted after a reset, and not after a decision that applied nothing: a second decision is the same", () => {
+	it("is wanted after a reset, and not after a decision that applied nothing: a second decision is the same", async () => {
 		const engine = new FoldEngine(options);
 		engine.reset(session());
 		expect(engine.settleBoundaryWanted()).toBe(true);
-		const first = engine.planAutoCommit(roomy);
-		expect(first.kind).not.toBe("planned");
+		const first = await engine.commit(roomy);
+		expect(first.kind).toBe("declined");
 		expect(engine.settleBoundaryWanted()).toBe(false);
-		const again = engine.planAutoCommit(roomy);
-		expect(again.kind).toBe(first.kind);
-		expect(again.kind !== "off" && first.kind !== "off" ? again.decision : undefined).toEqual(
-			first.kind !== "off" ? first.decision : undefined,
-		);
+		const again = await engine.commit(roomy);
+		expect({ ...again, prepare: undefined }).toEqual({ ...first, prepare: undefined });
 	});
 
 	it("is wanted again once anything is applied: an action, or the ladder's own commit", async () => {
 		const engine = new FoldEngine(options);
 		engine.reset(session());
-		engine.planAutoCommit(roomy);
+		await engine.commit(roomy);
 		const folded = await foldSpan(engine.workspace("agent", "/"), ["two"]);
 		expect(folded.ok, folded.text).toBe(true);
 		engine.apply(folded);
@@ -60,13 +57,9 @@ describe("the settle boundary", () => {
 			"/",
 			{ reserveTokens: 1_000 },
 		);
-		const plan = engine.planAutoCommit(tight, "fence");
-		expect(engine.settleBoundaryWanted()).toBe(false);
-		expect(plan.kind, JSON.stringify(plan.kind === "declined" ? { ...plan.decision, selected: undefined } : {})).toBe(
-			"planned",
-		);
-		if (plan.kind !== "planned") return;
-		engine.applyCommit(plan);
+		const commit = await engine.commit(tight, { force: "fence" });
+		expect(commit.kind, JSON.stringify(commit.kind === "declined" ? commit.declined : commit.kind)).toBe("committed");
+		expect(commit.folded).toBe(true);
 		expect(engine.settleBoundaryWanted()).toBe(true);
 	});
 });

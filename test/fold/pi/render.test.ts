@@ -1,6 +1,6 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import type { FoldDetail, StatusDetails } from "../../../src/fold/actions/status.ts";
+import type { FoldDetail, StatusDetails } from "../../../src/fold/engine/status-facts.ts";
 import { contextCompletions, parseContextArgs } from "../../../src/fold/pi/commands.ts";
 import {
 	budgetSource,

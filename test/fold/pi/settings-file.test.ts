@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { SettingsFileIo } from "../../../src/compaction/settings/settings-source.ts";
 import { JSON_OPTION_KEYS, resolveOptions } from "../../../src/fold/options.ts";
 import {
-	applySessionOptions,
 	readLayers,
 	registrationDrift,
 	resolveWithSettings,
 	type SettingsLayer,
+	withSessionOptions,
 } from "../../../src/fold/pi/settings-file.ts";
-import { settingsNotice } from "../../../src/settings/notice.ts";
+import { settingsNotice } from "../../../src/host/settings-notice.ts";
 
 const GLOBAL = "/agent/settings.json";
 const PROJECT = "/proj/.pi/settings.json";
@@ -108,10 +108,12 @@ describe("piFold settings files", () => {
 		const layers = [global({ toolName: "ctx_tool", brandNoun: "ctx" })];
 		const registered = resolveWithSettings({}, layers, "registration").resolved;
 		expect(registered).toMatchObject({ toolName: "ctx_tool", brandNoun: "pi-fold" });
-		const live = { ...registered };
 		const session = resolveWithSettings({}, layers, "session").resolved;
-		applySessionOptions(live, session);
+		const live = withSessionOptions(registered, session);
 		expect(live).toMatchObject({ toolName: "ctx_tool", brandNoun: "ctx" });
+		// A value: the registered options are not changed in place, and the new ones cannot be.
+		expect(registered).toMatchObject({ brandNoun: "pi-fold" });
+		expect(Object.isFrozen(live)).toBe(true);
 		expect(registrationDrift(registered, session, GLOBAL)).toEqual([]);
 		const edited = resolveWithSettings({}, [global({ toolName: "other" })], "session").resolved;
 		expect(registrationDrift(registered, edited, GLOBAL)).toEqual([

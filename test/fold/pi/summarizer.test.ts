@@ -20,16 +20,6 @@ import { buildSessionProjection, type ExtensionContext, type SessionEntry } from
 import { describe, expect, it } from "vitest";
 import { foldActivity } from "../../../src/cli/activity.ts";
 import { BRIEF_MAX_CHARS } from "../../../src/fold/briefs/brief.ts";
-import {
-	hostSpanText,
-	MODEL_SUMMARY_MAX_CHARS,
-	SUMMARIZER_ENTRY_SUFFIX,
-	SUMMARIZER_PROMPT_START,
-	SUMMARIZER_SPAN_MAX_BYTES,
-	type SummarizerRecord,
-	summaryRequestText,
-} from "../../../src/fold/briefs/summarizer-prompt.ts";
-import { formatSummarizerStatus, summarySpans } from "../../../src/fold/briefs/summary-spans.ts";
 import { planCommit } from "../../../src/fold/engine/commit.ts";
 import { createFold } from "../../../src/fold/lattice/lattice.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
@@ -38,6 +28,16 @@ import { type ContextSpanBrief, type PiFoldOptions, resolveOptions } from "../..
 import { FoldSummarizer, resolveSummarizerTarget } from "../../../src/fold/pi/summarizer.ts";
 import { readWindow } from "../../../src/fold/policy/budget.ts";
 import { decideCommit, type LadderInput, MAX_VISIBLE_FOLDS } from "../../../src/fold/policy/ladder.ts";
+import {
+	hostSpanText,
+	MODEL_SUMMARY_MAX_CHARS,
+	SUMMARIZER_ENTRY_SUFFIX,
+	SUMMARIZER_PROMPT_START,
+	SUMMARIZER_SPAN_MAX_BYTES,
+	type SummarizerRecord,
+	summaryRequestText,
+} from "../../../src/fold/summarizer/summarizer-prompt.ts";
+import { formatSummarizerStatus, summarySpans } from "../../../src/fold/summarizer/summary-spans.ts";
 import { utf8ByteLength } from "../../../src/text/utf8.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 

@@ -2,7 +2,6 @@
 
 import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { namedRateCard } from "../../../src/cost/rate-card.ts";
 import {
 	DEFAULT_CACHED_PRICE_RATIO,
 	fenceVerdict,
@@ -12,6 +11,7 @@ import {
 	tokenPrices,
 } from "../../../src/fold/policy/budget.ts";
 import { appliesImmediately, EPOCH_IMMEDIATE_TAIL_TOKENS } from "../../../src/fold/policy/epoch.ts";
+import { namedRateCard } from "../../../src/pricing/rate-card.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 
 describe("serving budget", () => {

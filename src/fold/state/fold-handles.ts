@@ -6,10 +6,10 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { boundedList } from "../briefs/brief.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { analyzeBranch } from "../lattice/units.ts";
-import { liveLattice, rebuildState } from "../state/state.ts";
-import { boundedList } from "./brief.ts";
+import { liveLattice, rebuildState } from "./state.ts";
 
 /** Characters of fold ids the line lists before it counts the rest. */
 export const FOLDS_NOTE_LIST_CHARS = 400;

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { createFold } from "../../src/fold/lattice/lattice.ts";
+import { emptyLattice, isRefusal } from "../../src/fold/lattice/records.ts";
+import { analyzeBranch } from "../../src/fold/lattice/units.ts";
 import {
 	PROJECTION_GENERATOR_VERSION,
 	type ProjectionCandidate,
 	projectionCandidates,
-} from "../../../src/fold/engine/projection-candidates.ts";
-import { createFold } from "../../../src/fold/lattice/lattice.ts";
-import { emptyLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
-import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
-import { FoldBranch } from "../../fixtures/fold.ts";
+} from "../../src/fold/projection-candidates.ts";
+import { FoldBranch } from "../fixtures/fold.ts";
 
 describe("projection candidates", () => {
 	it("emit one record per visible collapsed fold with exactly the spec's fields and values", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readAcceptReports, SuggestionRegistry, suggestionEntryType } from "../../../src/fold/engine/suggestions.ts";
+import { readAcceptReports, SuggestionRegistry, suggestionEntryType } from "../../src/fold/suggestions.ts";
 
 describe("suggestion sources", () => {
 	it("register, report accepts as entry data, refuse bad sources and reports by name", () => {

@@ -11,10 +11,10 @@
  * the exact bytes the fold saves, `score` that as a share of the source.
  */
 
-import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
-import { foldTree } from "../lattice/lattice-view.ts";
-import type { BriefGenerator, FoldLattice } from "../lattice/records.ts";
-import type { BranchView } from "../lattice/units.ts";
+import { PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
+import { foldTree } from "./lattice/lattice-view.ts";
+import type { BriefGenerator, FoldLattice } from "./lattice/records.ts";
+import type { BranchView } from "./lattice/units.ts";
 
 /** Record format version the spec fixes. */
 export const PROJECTION_CANDIDATE_VERSION = 1;

@@ -26,9 +26,9 @@ import { type SpanFacts, spanFacts } from "../../session/facts.ts";
 import { boundedList, truncateText } from "../../text/bounded.ts";
 import { boundedOneLine, contentText } from "../../text/lines.ts";
 import { truncateUtf8, utf8ByteLength } from "../../text/utf8.ts";
+import { briefIndex, type ChildSpan, KIND_LABELS, labelRanges } from "../briefs/brief.ts";
 import type { BriefAttribution, FoldKind } from "../lattice/records.ts";
 import type { ContextSpanBrief } from "../options.ts";
-import { briefIndex, type ChildSpan, KIND_LABELS, labelRanges } from "./brief.ts";
 
 /** Start of the summarizer's system prompt: test harnesses and the benchmark recognise a side request by it. */
 export const SUMMARIZER_PROMPT_START = "You write fold briefs for pi-fold.";

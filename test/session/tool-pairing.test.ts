@@ -1,8 +1,8 @@
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { ToolResultMessage } from "@earendil-works/pi-ai";
 import { describe, expect, it } from "vitest";
-import { MISSING_RESULT_TEXT, repairToolPairing } from "../../../src/compaction/pi/repair.ts";
-import { msg } from "../../fixtures/compaction-host.ts";
+import { MISSING_RESULT_TEXT, repairToolPairing } from "../../src/session/tool-pairing.ts";
+import { msg } from "../fixtures/compaction-host.ts";
 
 /** Compact shape of a list: role plus call ids or result id, so expectations read like the wire. */
 function shape(messages: readonly AgentMessage[]): string[] {

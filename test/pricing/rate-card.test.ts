@@ -9,7 +9,7 @@ import {
 	NAMED_RATE_CARDS,
 	rateCardFromModelCost,
 	ratesFor,
-} from "../../src/cost/rate-card.ts";
+} from "../../src/pricing/rate-card.ts";
 import { zeroUsage } from "../fixtures/common.ts";
 import { testCard, usage } from "../fixtures/cost.ts";
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { compactionSettingsProblems } from "../../src/compaction/settings/notices.ts";
 import { readCompactionSettings, type SettingsFileIo } from "../../src/compaction/settings/settings-source.ts";
 import { resolveWithSettings } from "../../src/fold/pi/settings-file.ts";
+import { NOTICE_MAX_PROBLEMS, settingsNotice } from "../../src/host/settings-notice.ts";
 import { windowProblems } from "../../src/settings/limits.ts";
-import { NOTICE_MAX_PROBLEMS, settingsNotice } from "../../src/settings/notice.ts";
 import { compactionOrigin, foldOptionOrigin, originLabel } from "../../src/settings/origin.ts";
 
 const GLOBAL = "/agent/settings.json";

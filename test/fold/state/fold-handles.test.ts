@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { foldSpan } from "../../../src/fold/actions/actions.ts";
-import { foldsNote } from "../../../src/fold/briefs/fold-handles.ts";
+import { foldsNote } from "../../../src/fold/state/fold-handles.ts";
 import { persistChange, stateEntryTypes } from "../../../src/fold/state/state.ts";
 import { appendLinked } from "../../fixtures/common.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";

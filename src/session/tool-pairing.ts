@@ -24,8 +24,8 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "@earendil-works/pi-ai";
-import { PRODUCT_NAME } from "../../product.ts";
-import { DROPPED_STOP_REASONS } from "../../session/closure.ts";
+import { PRODUCT_NAME } from "../product.ts";
+import { DROPPED_STOP_REASONS } from "./closure.ts";
 
 /**
  * Text of a synthetic result for a call that was never answered. The spec
