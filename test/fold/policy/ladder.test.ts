@@ -3,18 +3,15 @@
  * edge, over small single-turn branches built like a long staged session.
  */
 
-import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { planCommit } from "../../../src/fold/engine/commit.ts";
 import { createFold, type FoldOptions } from "../../../src/fold/lattice/lattice.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
-import { readWindow, type TokenPrices } from "../../../src/fold/policy/budget.ts";
 import {
 	BACKSTOP_OCCUPANCY,
 	decideCommit,
 	FRESH_TAIL_MIN_TOKENS,
-	type LadderInput,
 	LONG_CONTEXT_GUARD,
 	ladderCandidates,
 	ladderFreshTailStart,
@@ -23,8 +20,8 @@ import {
 } from "../../../src/fold/policy/ladder.ts";
 import type { PendingMark } from "../../../src/fold/state/state-schema.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
+import { ladderInput as input, LADDER_PRICES, planFor } from "../../fixtures/ladder.ts";
 
-const PRICES: TokenPrices = { uncached: 1, cached: 0.1, longContextAbove: null };
 const AGENT: FoldOptions = { origin: "agent" };
 
 /** Text of about `tokens` estimated tokens (Pi counts four characters a token). */
@@ -52,25 +49,6 @@ function staleStages(sizes: readonly number[], later: number, laterTokens = 300)
 function resultsAfter(entries: FoldBranch["entries"], skip: number): Set<string> {
 	const results = entries.filter((entry) => entry.type === "message" && entry.message.role === "toolResult");
 	return new Set(results.slice(skip).map((entry) => entry.id));
-}
-
-function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> = {}): LadderInput {
-	const view = analyzeBranch(entries);
-	const reading = readWindow(buildSessionProjection(entries), "");
-	return {
-		view,
-		lattice: emptyLattice(),
-		protectedIds: new Set(),
-		reading,
-		budget: 100_000,
-		prices: PRICES,
-		contextToolName: "active_context",
-		foldPeekResults: false,
-		marks: [],
-		expanded: new Set(),
-		freeRewrite: false,
-		...overrides,
-	};
 }
 
 /** A lattice with one tool-batch fold per named call id. */
@@ -149,12 +127,12 @@ describe("commit pricing", () => {
 		const { entries } = stages([2_000, 10_000, 9_000]);
 		const protectedIds = new Set([entries[4]?.id ?? ""]);
 		const total = input(entries).reading.total;
-		const tiered = { ...PRICES, longContextAbove: Math.floor(total / LONG_CONTEXT_GUARD) };
+		const tiered = { ...LADDER_PRICES, longContextAbove: Math.floor(total / LONG_CONTEXT_GUARD) };
 		expect(decideCommit(input(entries, { protectedIds, prices: tiered }))).toMatchObject({
 			commit: true,
 			reason: "long-context",
 		});
-		const far = { ...PRICES, longContextAbove: Math.ceil(total / LONG_CONTEXT_GUARD) + 10 };
+		const far = { ...LADDER_PRICES, longContextAbove: Math.ceil(total / LONG_CONTEXT_GUARD) + 10 };
 		expect(decideCommit(input(entries, { protectedIds, prices: far })).commit).toBe(false);
 	});
 
@@ -297,14 +275,7 @@ describe("marks at commit", () => {
 		const ladder = input(entries, { marks: [old, fresh] });
 		const decision = decideCommit(ladder);
 		expect(decision.held.map((m) => m.record.id)).toEqual([fresh.record.id]);
-		const planned = planCommit(decision, {
-			view: ladder.view,
-			lattice: ladder.lattice,
-			protectedIds: new Set(),
-			freshTailStart: decision.freshTailStart,
-			toolName: "active_context",
-			cwd: "/",
-		});
+		const planned = planFor(decision, ladder);
 		// The ladder's deep span takes the marked stage in as a fold inside it, rather than stopping at it.
 		expect(planned?.summary.folds.map((f) => [f.rung, f.origin])).toEqual([
 			["mark", "agent"],

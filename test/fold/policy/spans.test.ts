@@ -4,13 +4,10 @@
  * the rent their tokens have paid.
  */
 
-import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { planCommit } from "../../../src/fold/engine/commit.ts";
 import { createFold } from "../../../src/fold/lattice/lattice.ts";
 import { emptyLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
-import { readWindow } from "../../../src/fold/policy/budget.ts";
 import {
 	BRIEF_TOKENS_ESTIMATE,
 	decideCommit,
@@ -19,29 +16,13 @@ import {
 	MIN_CANDIDATE_FREED_TOKENS,
 } from "../../../src/fold/policy/ladder.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
+import { ladderInput as input, planFor } from "../../fixtures/ladder.ts";
 
 const AGENT = { origin: "agent" } as const;
 /** A window with room for these branches: nothing presses, so what commits is what the price allows. */
 const ROOMY_BUDGET = 300_000;
 
 const filler = (tokens: number, tag: string) => `${tag}\n${"x".repeat(tokens * 4)}`;
-
-function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> = {}): LadderInput {
-	return {
-		view: analyzeBranch(entries),
-		lattice: emptyLattice(),
-		protectedIds: new Set(),
-		reading: readWindow(buildSessionProjection(entries), ""),
-		budget: 100_000,
-		prices: { uncached: 1, cached: 0.1, longContextAbove: null },
-		contextToolName: "active_context",
-		foldPeekResults: false,
-		marks: [],
-		expanded: new Set(),
-		freeRewrite: false,
-		...overrides,
-	};
-}
 
 /**
  * A user ask, `count` small `write` calls (arguments carry the file) with
@@ -97,14 +78,7 @@ describe("deep spans", () => {
 		const ladder = input(b.entries, { freeRewrite: true, budget: ROOMY_BUDGET });
 		const decision = decideCommit(ladder);
 		expect(decision).toMatchObject({ commit: true, reason: "free-rewrite" });
-		const planned = planCommit(decision, {
-			view: ladder.view,
-			lattice: ladder.lattice,
-			protectedIds: new Set(),
-			freshTailStart: decision.freshTailStart,
-			toolName: "active_context",
-			cwd: "/",
-		});
+		const planned = planFor(decision, ladder);
 		const chapters = planned?.change.records.filter((record) => record.kind === "chapter") ?? [];
 		expect(chapters).toHaveLength(1);
 		expect(decision.freshTailStart).toBe(tailStart);
@@ -161,14 +135,7 @@ describe("deep spans", () => {
 		expect(decision.commit).toBe(true);
 		// The marking agent frees what the one that never marks frees: the mark's tokens are the span's.
 		expect(decision.freedTokens).toBe(unmarked.freedTokens);
-		const planned = planCommit(decision, {
-			view: ladder.view,
-			lattice: ladder.lattice,
-			protectedIds: new Set(),
-			freshTailStart: decision.freshTailStart,
-			toolName: "active_context",
-			cwd: "/",
-		});
+		const planned = planFor(decision, ladder);
 		const span = planned?.change.records.find((record) => record.kind === "chapter");
 		// Planned innermost first: the mark's record, then the span holding it as a fold part.
 		expect(planned?.change.records[0]).toEqual(made.record);

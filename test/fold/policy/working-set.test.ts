@@ -4,11 +4,8 @@
  * uses raw while it folds what it stopped using — by last reference, not age.
  */
 
-import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
-import { emptyLattice } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
-import { readWindow } from "../../../src/fold/policy/budget.ts";
 import { BACKSTOP_OCCUPANCY, type LadderInput, ladderCandidates } from "../../../src/fold/policy/ladder.ts";
 import { referenceIndex, requestsSinceReference } from "../../../src/fold/policy/references.ts";
 import {
@@ -20,25 +17,9 @@ import {
 	workingSetTokens,
 } from "../../../src/fold/policy/working-set.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
+import { ladderInput as input } from "../../fixtures/ladder.ts";
 
 const filler = (tokens: number, tag: string) => `${tag}\n${"x".repeat(tokens * 4)}`;
-
-function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> = {}): LadderInput {
-	return {
-		view: analyzeBranch(entries),
-		lattice: emptyLattice(),
-		protectedIds: new Set(),
-		reading: readWindow(buildSessionProjection(entries), ""),
-		budget: 100_000,
-		prices: { uncached: 1, cached: 0.1, longContextAbove: null },
-		contextToolName: "active_context",
-		foldPeekResults: false,
-		marks: [],
-		expanded: new Set(),
-		freeRewrite: false,
-		...overrides,
-	};
-}
 
 /** Index of the unit an entry id sits in. */
 function unitOf(entries: FoldBranch["entries"], id: string) {
