@@ -10,6 +10,8 @@ import { prefixCacheBench } from "./suites/prefix-cache.ts";
 import { replayBench } from "./suites/replay.ts";
 import { reportBench } from "./suites/report.ts";
 import { runtimeBench } from "./suites/runtime.ts";
+import { startupBench } from "./suites/startup.ts";
+import { survivalBench } from "./survival/suite.ts";
 
 export const BENCHMARKS: readonly Benchmark[] = [
 	reportBench,
@@ -18,7 +20,13 @@ export const BENCHMARKS: readonly Benchmark[] = [
 	foldBench,
 	replayBench,
 	runtimeBench,
+	startupBench,
 ];
 
 /** Benchmarks that write their own report (run whole sessions); `--preset` picks their size. */
-export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [agentBench, hostReplayBench, hostReplayQuickBench];
+export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [
+	agentBench,
+	hostReplayBench,
+	hostReplayQuickBench,
+	survivalBench,
+];

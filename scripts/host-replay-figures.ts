@@ -17,7 +17,7 @@
 export const HOST_REPLAY_RESULTS = "bench/results/host-replay.md";
 const RERUN = "npm run bench -- host-replay";
 
-interface Table {
+export interface Table {
 	heading: string;
 	header: string[];
 	rows: string[][];
@@ -54,7 +54,7 @@ const cells = (row: string): string[] =>
 		.map((cell) => cell.trim());
 
 /** Every markdown table with the `### ` heading above it. */
-function tables(markdown: string): Table[] {
+export function tables(markdown: string): Table[] {
 	const found: Table[] = [];
 	let heading = "";
 	const lines = markdown.split("\n");

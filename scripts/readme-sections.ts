@@ -2,8 +2,10 @@
  * The README's generated sections, each between `<!-- generated:NAME -->`
  * and `<!-- /generated:NAME -->`: the headline figures (read from the
  * real-host replay's bench/results/host-replay.md, host-replay-figures.ts),
- * the report's replay figures (read from bench/results/replay.md, the
- * benchmark's own output), the settings
+ * the figures `pi-fold report` prints for the bundled real logs (read from
+ * bench/results/report.md, report-figures.ts), what a Pi start costs with
+ * pi-fold's bundle and sources (bench/results/startup.md, startup-figures.ts),
+ * the settings
  * reference (src/settings/reference.ts, over the option table) and the
  * command list (the names and subcommands the package registers). `npm run
  * readme` rewrites them; test/readme.test.ts fails when README.md differs.
@@ -15,56 +17,30 @@ import { DEFAULT_COMMAND_NAMES } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { settingsReference } from "../src/settings/reference.ts";
 import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures, hostReplayJudgement } from "./host-replay-figures.ts";
-
-/** The replay benchmark's results file the figures are read from. */
-export const REPLAY_RESULTS = "bench/results/replay.md";
-
-interface ReplayFigures {
-	log: string;
-	recordedCost: string;
-	ladderCost: string;
-	recordedPeak: string;
-	ladderPeak: string;
-}
-
-/** Each log's (a) as-recorded and (b) ladder rows: cost and peak prompt, as the results file prints them. */
-export function replayFigures(markdown: string): ReplayFigures[] {
-	const figures: ReplayFigures[] = [];
-	for (const section of markdown.split(/^### /m).slice(1)) {
-		const log = section.split("\n", 1)[0]?.trim() ?? "";
-		const row = (label: string) => {
-			const line = section.split("\n").find((item) => item.startsWith(`| ${label} |`));
-			const cells = line?.split("|").map((cell) => cell.trim());
-			// | sequence | requests | prompt | cached | uncached | cost | commits | rewrites | peak | …
-			if (!cells || cells.length < 10) throw new Error(`${REPLAY_RESULTS}: no "${label}" row for ${log}`);
-			return { cost: cells[6] ?? "", peak: cells[9] ?? "" };
-		};
-		const recorded = row("(a) as recorded, modelled");
-		const ladder = row("(b) pi-fold ladder");
-		figures.push({
-			log,
-			recordedCost: recorded.cost,
-			ladderCost: ladder.cost,
-			recordedPeak: recorded.peak,
-			ladderPeak: ladder.peak,
-		});
-	}
-	if (figures.length === 0) throw new Error(`${REPLAY_RESULTS}: no results sections`);
-	return figures;
-}
+import { REPORT_RESULTS, reportFigures } from "./report-figures.ts";
+import { STARTUP_RESULTS, startupFigures } from "./startup-figures.ts";
 
 function figuresSection(root: string): string {
-	const figures = replayFigures(readFileSync(join(root, REPLAY_RESULTS), "utf8"));
-	const rows = figures.map(
+	const rows = reportFigures(readFileSync(join(root, REPORT_RESULTS), "utf8")).map(
 		(item) =>
-			`| \`${item.log}\` | ${item.recordedCost} → **${item.ladderCost}** | ${item.recordedPeak} → **${item.ladderPeak}** |`,
+			`| \`${item.log}\` | ${item.aloneCost} → **${item.foldCost}** | ${item.alonePeak} → **${item.foldPeak}** |`,
 	);
 	return [
-		"| real log | modelled cost, without → with pi-fold | largest request (tokens) |",
+		"| real log | modelled cost, Pi alone → with pi-fold | largest request (tokens) |",
 		"| --- | --- | --- |",
 		...rows,
 		"",
-		`*Generated from [\`${REPLAY_RESULTS}\`](${REPLAY_RESULTS}) (\`npm run bench -- replay\`). Both columns re-price the log's own requests under one prefix-cache model, so they differ only in what was sent; they are not what the session was billed (Pi's ledger is in the same file).*`,
+		`*Generated from [\`${REPORT_RESULTS}\`](${REPORT_RESULTS}) (\`npm run bench -- report\`): what \`pi-fold report <log>\` prints for each log under "What pi-fold would have saved". Both columns are modelled the same way, so they differ only in what was sent; they are not what the session was billed (the report prints Pi's ledger too).*`,
+	].join("\n");
+}
+
+/** What pi-fold adds to a Pi start from its bundle and from its sources. */
+function startupSection(root: string): string {
+	const item = startupFigures(readFileSync(join(root, STARTUP_RESULTS), "utf8"));
+	return [
+		`What a start costs (\`pi -p hi\` on a new session, until the first request): Pi alone ${item.alone} s; pi-fold adds **${item.bundleAdds} s** from its bundle and **${item.sourcesAdds} s** from its sources, of which the content check is ${item.checkMs} ms.`,
+		"",
+		`*Generated from [\`${STARTUP_RESULTS}\`](${STARTUP_RESULTS}) (\`npm run bench -- startup\`: medians of ${item.runs} runs per arm, the arms in turn; the machine's load average was ${item.load} at the start of the run, so read the differences, not the absolute times).*`,
 	].join("\n");
 }
 
@@ -124,6 +100,7 @@ export function readmeSections(root: string): Record<string, string> {
 	return {
 		headline: headlineSection(root),
 		figures: figuresSection(root),
+		startup: startupSection(root),
 		settings: settingsReference(),
 		commands: commandsSection(),
 	};

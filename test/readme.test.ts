@@ -1,6 +1,6 @@
 /**
  * The README stays true to the code: its generated sections (the real-host
- * and replay figures from bench/results, the settings reference from the option table,
+ * and report figures from bench/results, the settings reference from the option table,
  * the command list) equal what `npm run readme` writes now, and every
  * command the package registers and every tool action is documented.
  */
@@ -10,7 +10,9 @@ import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { HOST_REPLAY_RESULTS, hostReplayFigures } from "../scripts/host-replay-figures.ts";
-import { benchmarkDocSections, readmeSections, replayFigures, withSections } from "../scripts/readme-sections.ts";
+import { benchmarkDocSections, readmeSections, withSections } from "../scripts/readme-sections.ts";
+import { REPORT_RESULTS, reportFigures } from "../scripts/report-figures.ts";
+import { STARTUP_RESULTS, startupFigures } from "../scripts/startup-figures.ts";
 import { TOOL_ACTIONS } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { registerPiFold } from "../src/index.ts";
@@ -41,7 +43,7 @@ function registered(): { commands: string[]; tools: string[] } {
 describe("README", () => {
 	it("has every generated section as npm run readme writes it (figures, settings reference, commands)", () => {
 		const fresh = withSections(README, readmeSections(ROOT));
-		// On failure: run `npm run readme` (after `npm run bench -- replay` when the figures moved) and commit.
+		// On failure: run `npm run readme` (after `npm run bench -- report` when the figures moved) and commit.
 		expect(README).toBe(fresh);
 	});
 
@@ -52,15 +54,42 @@ describe("README", () => {
 		expect(docs).toMatch(/#### Targets \(held-out real sessions: defaults against native\)\n\n- (PASS|FAIL) /);
 	});
 
-	it("quotes the replay figures the results file holds", () => {
-		const results = readFileSync(join(ROOT, "bench/results/replay.md"), "utf8");
-		const figures = replayFigures(results);
+	it("quotes, for each bundled real log, the figures pi-fold report prints, as the results file holds them", () => {
+		const figures = reportFigures(readFileSync(join(ROOT, REPORT_RESULTS), "utf8"));
 		expect(figures.map((item) => item.log)).toEqual(["pi-mono-before-compaction", "pi-mono-large-session"]);
+		const section = README.slice(
+			README.indexOf("<!-- generated:figures -->"),
+			README.indexOf("<!-- /generated:figures -->"),
+		);
 		for (const item of figures) {
-			expect(item.ladderCost).toMatch(/^\$\d+\.\d\d$/);
-			expect(README).toContain(`${item.recordedCost} → **${item.ladderCost}**`);
-			expect(README).toContain(`${item.recordedPeak} → **${item.ladderPeak}**`);
+			expect(item.foldCost).toMatch(/^\$\d+\.\d{4}$/);
+			expect(section).toContain(
+				`| \`${item.log}\` | ${item.aloneCost} → **${item.foldCost}** | ${item.alonePeak} → **${item.foldPeak}** |`,
+			);
 		}
+		// Every dollar figure and token count of the section is one of those.
+		const quoted = new Set(figures.flatMap((item) => [item.aloneCost, item.foldCost, item.alonePeak, item.foldPeak]));
+		for (const number of section.matchAll(/\$?\d[\d,.]*\d/g)) expect(quoted).toContain(number[0]);
+	});
+
+	it("refuses a report results file without the table the figures need, naming the command", () => {
+		expect(() => reportFigures("# Benchmark: report\n")).toThrow(
+			/report\.md: no table under "### What `pi-fold report` says pi-fold would have saved".*npm run bench -- report/,
+		);
+	});
+
+	it("says what a start costs with the bundle and the sources as the start-up results hold it", () => {
+		const figures = startupFigures(readFileSync(join(ROOT, STARTUP_RESULTS), "utf8"));
+		const section = README.slice(
+			README.indexOf("<!-- generated:startup -->"),
+			README.indexOf("<!-- /generated:startup -->"),
+		);
+		expect(section).toContain(
+			`pi-fold adds **${figures.bundleAdds} s** from its bundle and **${figures.sourcesAdds} s** from its sources`,
+		);
+		expect(() => startupFigures("# Benchmark: startup\n")).toThrow(
+			/startup\.md: no table under .*npm run bench -- startup/,
+		);
 	});
 
 	it("leads with the real-host replay's figures: charged and raw over native per set and window, hidden replies, compactions", () => {

@@ -11,7 +11,6 @@
  * alternate, so both see the same machine state.
  */
 
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -32,6 +31,7 @@ import {
 	REPO_ROOT,
 } from "../../test/harness/pi-cli.ts";
 import { median } from "../harness.ts";
+import { runChild } from "./child.ts";
 
 /** GNU time, which reports a child's elapsed time and peak resident set size. */
 const GNU_TIME = "/usr/bin/time";
@@ -74,37 +74,31 @@ function piHighWater(timePid: number | undefined): number {
 	}
 }
 
-function resumeOnce(sandbox: PiSandbox, file: string, first: FirstRequest): Promise<ResumeRun> {
-	return new Promise((resolve, reject) => {
-		const args = ["-f", "%e %M", node22Path(), piCliPath(), ...piBaseArgs(sandbox), "--session", file, "-p", "hi"];
-		first.startedAt = performance.now();
-		first.seen = undefined;
-		const child = spawn(GNU_TIME, args, { cwd: sandbox.cwd, env: piEnv(sandbox), stdio: ["ignore", "ignore", "pipe"] });
-		first.timePid = child.pid;
-		let stderr = "";
-		child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-			stderr += chunk;
-		});
-		const timer = setTimeout(() => child.kill("SIGKILL"), RESUME_TIMEOUT_MS);
-		child.on("error", reject);
-		child.on("close", (code) => {
-			clearTimeout(timer);
-			const last = stderr.trim().split("\n").at(-1) ?? "";
-			const [seconds, rss] = last.split(" ").map(Number);
-			if (code !== 0 || !Number.isFinite(seconds) || !Number.isFinite(rss) || !first.seen) {
-				reject(
-					new Error(`pi --session exited ${code}${first.seen ? "" : " before any request"}: ${stderr.slice(-800)}`),
-				);
-				return;
-			}
-			resolve({
-				seconds: seconds ?? 0,
-				maxRssKiB: rss ?? 0,
-				firstRequestSeconds: first.seen.seconds,
-				firstRequestRssKiB: first.seen.rssKiB,
-			});
-		});
-	});
+async function resumeOnce(sandbox: PiSandbox, file: string, first: FirstRequest): Promise<ResumeRun> {
+	const args = ["-f", "%e %M", node22Path(), piCliPath(), ...piBaseArgs(sandbox), "--session", file, "-p", "hi"];
+	first.startedAt = performance.now();
+	first.seen = undefined;
+	const { code, stderr } = await runChild(
+		GNU_TIME,
+		args,
+		{ cwd: sandbox.cwd, env: piEnv(sandbox) },
+		RESUME_TIMEOUT_MS,
+		(child) => {
+			first.timePid = child.pid;
+		},
+	);
+	// Set by the provider while the child ran (TypeScript cannot see that assignment).
+	const seen = first.seen as FirstRequest["seen"];
+	const last = stderr.trim().split("\n").at(-1) ?? "";
+	const [seconds, rss] = last.split(" ").map(Number);
+	if (code !== 0 || !Number.isFinite(seconds) || !Number.isFinite(rss) || !seen)
+		throw new Error(`pi --session exited ${code}${seen ? "" : " before any request"}: ${stderr.slice(-800)}`);
+	return {
+		seconds: seconds ?? 0,
+		maxRssKiB: rss ?? 0,
+		firstRequestSeconds: seen.seconds,
+		firstRequestRssKiB: seen.rssKiB,
+	};
 }
 
 /** Median wall time and peak memory of `runs` resumes of `branch` per arm, alternating arms. */

@@ -132,7 +132,7 @@ function markRow(count: number, perColumn: number, compactions: readonly number[
 /** The "Context per request" block: one sparkline per sequence, marks under each, a legend. */
 export function sparklineSection(series: ChartSeries): string[] {
 	const count = series.points.length;
-	if (count === 0) return ["Context per request: no request recorded usage"];
+	if (count === 0) return ["Context per request: no chart (no request recorded prompt usage)"];
 	const perColumn = Math.ceil(count / SPARKLINE_MAX_COLUMNS);
 	const recorded = series.points.map((point) => point.promptTokens);
 	const projected = series.projected?.promptTokens ?? [];

@@ -166,9 +166,13 @@ function factsList(page: ChartPage): string {
 	return `<dl class="facts">${rows}</dl>${page.note ? `<p class="note">${escapeXml(page.note)}</p>` : ""}`;
 }
 
+/** Said in place of the chart when no request recorded a prompt: an empty chart would read as empty requests. */
+export const NO_CHART_TEXT = "No chart: no request in this log recorded prompt usage, so there is nothing to draw.";
+
 /** The whole HTML document for one session. */
 export function chartHtml(series: ChartSeries, page: ChartPage): string {
 	const title = page.title;
+	if (series.points.length === 0) return documentHtml(title, `${factsList(page)}\n<p>${escapeXml(NO_CHART_TEXT)}</p>`);
 	const recorded = series.points.map((point) => point.promptTokens);
 	const projected = series.projected?.promptTokens;
 	const window = series.window;
@@ -234,6 +238,20 @@ export function chartHtml(series: ChartSeries, page: ChartPage): string {
 			? [{ color: COLORS.projectedCommit, label: "pi-fold commit (modelled, top chart)", glyph: "triangle" as const }]
 			: []),
 	];
+	return documentHtml(
+		title,
+		`${factsList(page)}
+<p>${integer.format(series.points.length)} requests charted${series.unbilled > 0 ? ` (${integer.format(series.unbilled)} with no usage left out)` : ""}. Made by <code>pi-fold report --html</code>.</p>
+<svg class="chart" viewBox="0 0 ${CHART_WIDTH} ${height}" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}">
+${occupancy}
+${split}
+</svg>
+${legend(items)}`,
+	);
+}
+
+/** The page around its content: head, style, the title as heading. */
+function documentHtml(title: string, content: string): string {
 	return `<!doctype html>
 <html lang="en">
 <head>
@@ -258,13 +276,7 @@ svg.chart { width: 100%; max-width: ${CHART_WIDTH}px; height: auto; display: blo
 </head>
 <body>
 <h1>${escapeXml(title)}</h1>
-${factsList(page)}
-<p>${integer.format(series.points.length)} requests charted${series.unbilled > 0 ? ` (${integer.format(series.unbilled)} with no usage left out)` : ""}. Made by <code>pi-fold report --html</code>.</p>
-<svg class="chart" viewBox="0 0 ${CHART_WIDTH} ${height}" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}">
-${occupancy}
-${split}
-</svg>
-${legend(items)}
+${content}
 </body>
 </html>
 `;

@@ -232,7 +232,10 @@ async function runReport(args: readonly string[]): Promise<CliResult> {
 				stderr: `pi-fold: cannot write ${out} (${reason}); pass a writable path to --html.\n`,
 			};
 		}
-		stdout += `\nChart written to ${out}\n`;
+		stdout +=
+			report.series.points.length > 0
+				? `\nChart written to ${out}\n`
+				: `\nPage written to ${out}, without a chart: no request recorded prompt usage\n`;
 	}
 	return ok(stdout);
 }

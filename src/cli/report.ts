@@ -13,8 +13,8 @@ import { catalogRateCard } from "../cost/catalog.ts";
 import { FALLBACK_CARD_NAME } from "../cost/fold-replay.ts";
 import type { ArmScore } from "../cost/out-of-view/arm-score.ts";
 import type { CostParts } from "../cost/price.ts";
-import { chargedCost, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
-import { type SessionCost, sessionCost } from "../cost/session-cost.ts";
+import { chargedCost, mainModel, type ProjectedSavings, projectSavings } from "../cost/projected-savings.ts";
+import { promptUsageRecorded, type SessionCost, sessionCost } from "../cost/session-cost.ts";
 import { commitReasonText } from "../fold/pi/commit-reasons.ts";
 import { describeUsage } from "../fold/summarizer/summarizer-prompt.ts";
 import type { RateCard } from "../pricing/rate-card.ts";
@@ -23,6 +23,13 @@ import { type SessionStats, sessionStats } from "../session/stats.ts";
 import { type FoldActivity, foldActivity } from "./activity.ts";
 import { type ChartSeries, chartSeries, sparklineSection } from "./chart.ts";
 import type { ChartPage } from "./html.ts";
+import {
+	estimatedSavingsSection,
+	estimatesOnly,
+	noPromptUsageText,
+	savingLine,
+	unpricedCostSection,
+} from "./report-limits.ts";
 
 /** The fold store next to a session file, as measured on disk. */
 export interface StoreSize {
@@ -123,11 +130,15 @@ export function chartPage(
 	projection: ProjectedSavings | undefined,
 ): ChartPage {
 	const where = session.header.cwd || "(no directory recorded)";
-	const title = `pi-fold report: ${where} · ${series.model ?? "no model recorded"} · ${sessionDate(session.header.timestamp)}`;
+	// The series names the model of the requests it charts; a log without prompt usage charts none.
+	const served = mainModel(session.manager.getBranch());
+	const model = series.model ?? (served === "/" ? "no model recorded" : served);
+	const title = `pi-fold report: ${where} · ${model} · ${sessionDate(session.header.timestamp)}`;
+	const recorded = promptUsageRecorded(cost);
 	const facts: ChartPage["facts"][number][] = [
 		{ label: "requests", value: integer.format(cost.requests.length) },
 		{ label: "Pi's ledger (as recorded)", value: dollars(cost.recordedCost) },
-		{ label: "cache share", value: `${(cost.cacheShare * 100).toFixed(1)}%` },
+		...(recorded ? [{ label: "cache share", value: `${(cost.cacheShare * 100).toFixed(1)}%` }] : []),
 	];
 	if (cost.peakPrompt) {
 		const share = series.window ? ` (${Math.round((cost.peakPrompt.tokens / series.window) * 100)}% of window)` : "";
@@ -146,13 +157,23 @@ export function chartPage(
 			{ label: "held out of the window", value: readableBytes(activity.heldOutBytes) },
 		);
 	}
+	if (projection && estimatesOnly(projection)) {
+		facts.push(
+			{ label: "tokens sent, Pi alone (estimate)", value: integer.format(Math.round(projection.native.promptTokens)) },
+			{ label: "with pi-fold (estimate)", value: integer.format(Math.round(projection.projected.promptTokens)) },
+		);
+		const note = `Not priced: ${noPromptUsageText(cost.requests.length)}. The estimates replay the active branch through Pi's own compaction and through pi-fold's ladder and count the transcript as Pi estimates it (characters / 4).`;
+		return { title, facts, note };
+	}
 	if (projection) {
 		const saved = projection.native.cost - projection.projected.cost;
 		const share = projection.native.cost > 0 ? (saved / projection.native.cost) * 100 : 0;
 		facts.push(
 			{ label: "Pi alone (modelled)", value: dollars(projection.native.cost) },
 			{ label: "with pi-fold (modelled)", value: dollars(projection.projected.cost) },
-			{ label: "saving (modelled)", value: `${dollars(saved)} (${share.toFixed(1)}%)` },
+			saved >= 0
+				? { label: "saving (modelled)", value: `${dollars(saved)} (${share.toFixed(1)}%)` }
+				: { label: "pi-fold would have cost more (modelled)", value: `${dollars(-saved)} (${(-share).toFixed(1)}%)` },
 			{
 				label: "peak request with pi-fold",
 				value: `${integer.format(Math.round(projection.projected.peakPromptTokens))} tokens`,
@@ -216,7 +237,9 @@ export function renderReport(
 	if (!activity.present) {
 		lines.push(
 			...(projection
-				? savingsSection(projection)
+				? estimatesOnly(projection)
+					? estimatedSavingsSection(projection, cost.requests.length)
+					: savingsSection(projection)
 				: [
 						"What pi-fold would have saved: not computed" +
 							(options.replay === false ? " (--no-replay)" : " (no request recorded usage)"),
@@ -233,7 +256,7 @@ export function renderReport(
 		`  output      ${integer.format(usage.output)}`,
 		`  cost        $${usage.cost.toFixed(4)}`,
 		"",
-		...costSection(cost),
+		...(promptUsageRecorded(cost) || cost.requests.length === 0 ? costSection(cost) : unpricedCostSection(cost)),
 		"",
 		...sparklineSection(series),
 	);
@@ -285,12 +308,8 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 /** "What pi-fold would have saved": Pi alone (its own compaction replayed) vs pi-fold's ladder, one cache model. */
 export function savingsSection(projection: ProjectedSavings): string[] {
 	const { native, projected, outOfView } = projection;
-	const saved = native.cost - projected.cost;
-	const share = native.cost > 0 ? saved / native.cost : 0;
 	const nativeCharged = chargedCost(native, outOfView.native);
 	const projectedCharged = chargedCost(projected, outOfView.projected);
-	const savedCharged = nativeCharged - projectedCharged;
-	const shareCharged = nativeCharged > 0 ? savedCharged / nativeCharged : 0;
 	const row = (label: string, a: string, b: string) => `  ${label.padEnd(16)} ${a.padStart(14)}  ${b.padStart(14)}`;
 	const numbers = (label: string, a: number, b: number, format: (n: number) => string) =>
 		row(label, format(a), format(b));
@@ -307,10 +326,11 @@ export function savingsSection(projection: ProjectedSavings): string[] {
 		numbers("cache reads", native.cachedTokens, projected.cachedTokens, tokens),
 		numbers("uncached input", native.uncachedTokens, projected.uncachedTokens, tokens),
 		numbers("peak request", native.peakPromptTokens, projected.peakPromptTokens, tokens),
-		`  saving           ${money(saved)} (${(share * 100).toFixed(1)}%) as modelled, ${money(savedCharged)} (${(shareCharged * 100).toFixed(1)}%) charged; ${integer.format(projection.commits)} commits folding ${integer.format(projection.folds)} spans`,
+		savingLine(projection),
+		chargedSavingLine(nativeCharged, projectedCharged),
 		`  model            ${projection.mainModelKey}, priced with the ${projection.card} card, prefix cache ${cacheText(projection)}`,
 		`  Pi alone         ${nativeText(native)}`,
-		`  with pi-fold     ${foldText(projected)}`,
+		`  with pi-fold     ${foldText(projected, projection.declarationTokens)}`,
 		"                   (both columns modelled the same way, so they differ only in what was sent)",
 		"  charged          the cost plus, for each reply that referred to something its request did not show",
 		'                   ("hidden from": replies), one search and one peek per earlier message it came from,',
@@ -336,14 +356,22 @@ function nativeText(native: ProjectedSavings["native"]): string {
 	return `${added}; Pi's threshold at ${window} − ${integer.format(reserveTokens)} reserve, ${integer.format(keepRecentTokens)} tokens kept, ${integer.format(summaryChars)}-character summaries`;
 }
 
+/** The saving once both columns are charged for what their windows hid; a loss said as one. */
+function chargedSavingLine(nativeCharged: number, projectedCharged: number): string {
+	const saved = nativeCharged - projectedCharged;
+	const share = nativeCharged > 0 ? (Math.abs(saved) / nativeCharged) * 100 : 0;
+	if (saved >= 0) return `  ${"saving, charged".padEnd(16)} ${money(saved)} (${share.toFixed(1)}%)`;
+	return `  ${"saving, charged".padEnd(16)} none: charged for what its window hid, pi-fold would have cost ${money(-saved)} (${share.toFixed(1)}%) more`;
+}
+
 /** What the "with pi-fold" column adds to the prompts: Pi's threshold as the runtime meets it, the summarizer's requests. */
-function foldText(projected: ProjectedSavings["projected"]): string {
+function foldText(projected: ProjectedSavings["projected"], declarationTokens: number): string {
 	const plural = (n: number, word: string) => `${integer.format(n)} ${word}${n === 1 ? "" : "s"}`;
 	const threshold =
 		projected.compactions + projected.cancelledCompactions === 0
 			? "never reached Pi's threshold"
 			: `Pi's threshold reached ${projected.compactions + projected.cancelledCompactions}×: ${plural(projected.cancelledCompactions, "ladder commit")} instead, ${plural(projected.compactions, "compaction")}`;
-	return `${threshold}; ${plural(projected.summarizerRequests, "summarizer request")} and the context tool's declaration billed`;
+	return `${threshold}; ${plural(projected.summarizerRequests, "summarizer request")} and the context tool's declaration (~${integer.format(declarationTokens)} tokens a request) billed`;
 }
 
 function cacheText(projection: ProjectedSavings): string {
@@ -382,7 +410,7 @@ export function costSection(cost: SessionCost): string[] {
 	lines.push(
 		cost.peakPrompt
 			? `  peak request context   ${integer.format(cost.peakPrompt.tokens)} tokens (entry ${cost.peakPrompt.entryId})`
-			: "  peak request context   none (no request recorded usage)",
+			: "  peak request context   none (no request recorded a prompt)",
 	);
 	lines.push(
 		cost.threshold === null

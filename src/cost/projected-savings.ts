@@ -14,7 +14,7 @@ import { toolDeclarationChars } from "../fold/actions/tool-schema.ts";
 import type { HostFacts } from "../fold/engine/host-facts.ts";
 import { resolveOptions } from "../fold/options.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../fold/policy/budget.ts";
-import { type Calibration, calibratedTokens, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
+import { type Calibration, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds, catalogModel } from "./catalog.ts";
 import { cardForModelKey, type HostFor, hostFacts, modelKeyOf, replayBranch } from "./fold-replay.ts";
 import {
@@ -37,6 +37,29 @@ import {
 
 /** Minimum cacheable prefix (Anthropic's and OpenAI's documented floor), as in the prefix-cache benchmark. */
 export const MIN_CACHED_TOKENS = 1024;
+
+/**
+ * Requests a calibration must rest on before its scale is read as the
+ * provider's tokens per estimated token of the declaration. A fit over a
+ * handful of small prompts mostly measures what the log does not show (the
+ * system prompt, Pi's own tools): on the six-request sample it reads 3.5
+ * provider tokens per estimated token, 1.1 characters a token, which no
+ * tokenizer does.
+ */
+export const MIN_TRUSTED_CALIBRATION_POINTS = 20;
+
+/**
+ * The context tool's declaration and prompt line in provider tokens, as every
+ * request pi-fold shapes carries them: Pi's estimate of the characters the
+ * tool adds to a real request (test/e2e/report-runtime.test.ts measures the
+ * request with and without pi-fold), at the log's scale when the fit is
+ * trusted, else as estimated.
+ */
+export function declarationTokens(options: ReturnType<typeof resolveOptions>, calibration: Calibration): number {
+	const estimated = Math.ceil(toolDeclarationChars(options.toolName, options.toolActions) / PI_CHARS_PER_TOKEN);
+	const scale = calibration.points >= MIN_TRUSTED_CALIBRATION_POINTS ? calibration.scale : 1;
+	return Math.round(estimated * scale);
+}
 
 /** One modelled request. */
 export interface ModelledRequest {
@@ -63,6 +86,10 @@ export interface ModelledSequence {
 export interface ProjectedSavings {
 	/** The model that served most requests, and the cache model used. */
 	mainModelKey: string;
+	/** Estimate → provider tokens, fitted on the log's recorded prompts (identity, with no points, when none recorded one). */
+	calibration: Calibration;
+	/** Provider tokens the context tool's declaration adds to each request pi-fold shapes. */
+	declarationTokens: number;
 	cache: PrefixCacheOptions;
 	/** Serving budget of the main model (tokens), when the catalog knows it. */
 	budget: number | undefined;
@@ -266,13 +293,8 @@ export async function projectSavings(
 	const nativeSequence = modelSequence(nativeRequests, calibration, cache);
 	const summaryCost = summariesCost(replayed.summaries, card);
 	// Every request pi-fold shapes also carries its tool's declaration and prompt line.
-	const declared = Math.ceil(toolDeclarationChars(options.toolName, options.toolActions) / PI_CHARS_PER_TOKEN);
-	const projected = modelSequence(
-		ladder.requests,
-		calibration,
-		cache,
-		calibratedTokens(declared, { ...calibration, overhead: 0 }),
-	);
+	const declared = declarationTokens(options, calibration);
+	const projected = modelSequence(ladder.requests, calibration, cache, declared);
 	const rules = { card, scale: calibration.scale };
 	const outOfView = {
 		native: scoreArm(
@@ -284,6 +306,8 @@ export async function projectSavings(
 	};
 	return {
 		mainModelKey,
+		calibration,
+		declarationTokens: declared,
 		card: card.name,
 		cache,
 		budget: hostFacts(mainModelKey, fixedTokens, cwd, window).budget,

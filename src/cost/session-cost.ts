@@ -54,7 +54,7 @@ export interface SessionCost {
 	recordedCost: number;
 	usage: Required<TokenUsage>;
 	cacheShare: number;
-	/** Largest recorded prompt and the entry that carried it (null without requests). */
+	/** Largest recorded prompt and the entry that carried it (null when no request recorded a prompt). */
 	peakPrompt: { tokens: number; entryId: string } | null;
 	/** Each request re-priced with its own model's card. */
 	catalog: CatalogPrice;
@@ -63,6 +63,15 @@ export interface SessionCost {
 	/** Long-context threshold the counts below use (named card, else lowest catalog tier), null when none. */
 	threshold: number | null;
 	requestsAboveThreshold: number;
+}
+
+/**
+ * Whether any request recorded what it sent (fresh input, cache read or
+ * cache write). Converted logs and some older ones record only output: every
+ * price of what was sent, cache share and peak is then unknown, not zero.
+ */
+export function promptUsageRecorded(cost: SessionCost): boolean {
+	return cost.usage.input + cost.usage.cacheRead + cost.usage.cacheWrite > 0;
 }
 
 export type CardLookup = (provider: string, model: string) => RateCard | undefined;
@@ -153,7 +162,8 @@ export function sessionCost(
 		usage.output += one.output;
 		recordedCost += request.recordedCost;
 		const prompt = one.input + one.cacheRead + one.cacheWrite;
-		if (peakPrompt === null || prompt > peakPrompt.tokens) peakPrompt = { tokens: prompt, entryId: request.entryId };
+		if (prompt > 0 && (peakPrompt === null || prompt > peakPrompt.tokens))
+			peakPrompt = { tokens: prompt, entryId: request.entryId };
 	}
 	const catalog = priceByModel(requests, options.cardFor);
 	const cost: SessionCost = {

@@ -14,6 +14,7 @@
 import { writeSync } from "node:fs";
 import type { ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { sanitizeText } from "../text/lines.ts";
+import { showNotice } from "./notice.ts";
 
 const STDOUT_FD = 1;
 
@@ -42,13 +43,8 @@ export function showOutput(
 
 /**
  * A problem the human should see once, outside the command flow (e.g. a bad
- * settings value): a warning notification with a UI, else one stderr line,
- * so print and json mode keep stdout for their own output.
+ * settings value), sanitized: it quotes settings values and file names.
  */
 export function showProblem(ctx: Pick<ExtensionContext, "hasUI" | "ui">, text: string, oneLine: string): void {
-	if (ctx.hasUI) {
-		ctx.ui.notify(sanitizeText(text), "warning");
-		return;
-	}
-	process.stderr.write(`${sanitizeText(oneLine).replace(/\s*\n\s*/g, " ")}\n`);
+	showNotice(ctx, sanitizeText(text), sanitizeText(oneLine));
 }

@@ -70,8 +70,16 @@ export interface ToolResultEvent extends EventBase {
 	/** Tool name of the paired call, or the result's own `toolName` when the call is missing. */
 	toolName: string;
 	isError: boolean;
-	/** Bounded text of an error result (explicit error text, quoted, never parsed). */
+	/** Bounded text of a failed result (explicit error text, quoted, never parsed). */
 	errorText?: string;
+	/** The failed result's error line (`errorFirstLine` of its multi-line text: host frame and framing skipped). */
+	errorLine?: string;
+	/**
+	 * The exit code the result's text states (a host frame's `Exit code: N`, or
+	 * Pi's appended line on an error result). A non-zero code fails the call
+	 * even without `isError`: Codex CLI reports failed commands that way.
+	 */
+	exitCode?: number;
 	/** True only when the result's typed `details.created` is exactly `true`. */
 	created: boolean;
 	/** The call paired by exact `toolCallId`, when one exists on the branch. */

@@ -31,7 +31,7 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { contentText, firstLine, identifierLabel, oneLine, shrinkText } from "../text/lines.ts";
 import { firstSubstantiveSentence, SENTENCE_SCAN_MAX_CHARS } from "../text/sentences.ts";
-import { appendedExitCode, errorFirstLine, scriptOf, searchFoundNothing } from "../text/tool-text.ts";
+import { appendedExitCode, errorFirstLine, patchFiles, scriptOf, searchFoundNothing } from "../text/tool-text.ts";
 import { canonicalJson } from "./canonical.ts";
 import type { NormalizedEvent } from "./events.ts";
 import { normalizeBranch } from "./normalize.ts";
@@ -64,6 +64,36 @@ export const SHELL_ACTIONS: Readonly<Record<string, "bash" | "powershell">> = {
 	"pi.bash": "bash",
 	"pi.powershell": "powershell",
 };
+
+/**
+ * Tools whose typed `input` is a patch envelope naming the files it changes
+ * (Codex CLI's `apply_patch`): a successful call is a file operation per file
+ * (`patchFiles`), an added file Created, an updated one Modified.
+ */
+export const PATCH_TOOLS: ReadonlySet<string> = new Set(["apply_patch"]);
+
+/** The files a successful patch call changed, as file operations of the call's result. */
+function patchOperations(
+	base: Pick<Operation, "entryId" | "ordinal" | "address">,
+	tool: string,
+	toolCallId: string,
+	input: string,
+): Operation[] {
+	return patchFiles(input)
+		.filter((file) => file.action !== "delete")
+		.map((file) => {
+			const action = file.action === "add" ? "write" : "edit";
+			return withResolution({
+				...base,
+				tool,
+				toolCallId,
+				success: true,
+				identity: `file\u0000${action}\u0000${file.path}`,
+				label: oneLine(file.path),
+				file: { action, path: file.path, created: file.action === "add" },
+			});
+		});
+}
 
 /** Known Fabric file-system refs that are not significant activity (files and failures still see them). */
 export const FILE_SYSTEM_REFS: readonly string[] = ["pi.read", "pi.grep", "pi.find", "pi.ls", "pi.edit", "pi.write"];
@@ -100,6 +130,8 @@ export interface Operation {
 	/** Typed exit code of a `!cmd` run. */
 	exitCode?: number;
 	errorText?: string;
+	/** The error's line (host frame and framing skipped), when the result text gave one. */
+	errorLine?: string;
 }
 
 /** Bounded one-line rendering of JSON arguments. */
@@ -168,18 +200,28 @@ export function operationsOf(events: readonly NormalizedEvent[]): Operation[] {
 						identity: `orphan\u0000${event.toolCallId}`,
 						label: `call ${identifierLabel(event.toolCallId)} (not on branch)`,
 					};
+			const failed = event.isError || (event.exitCode !== undefined && event.exitCode !== 0);
+			const patch = event.call?.args?.input;
+			if (!failed && PATCH_TOOLS.has(event.toolName) && typeof patch === "string") {
+				const changed = patchOperations(base, event.toolName, event.toolCallId, patch);
+				if (changed.length > 0) {
+					operations.push(...changed);
+					continue;
+				}
+			}
 			const foundNothing =
-				"command" in identity && identity.command !== undefined && event.isError
-					? searchFoundNothing(identity.command, appendedExitCode(event.errorText ?? ""))
+				"command" in identity && identity.command !== undefined && failed
+					? searchFoundNothing(identity.command, event.exitCode ?? appendedExitCode(event.errorText ?? ""))
 					: false;
 			operations.push(
 				withResolution({
 					...base,
 					tool: event.toolName,
 					toolCallId: event.toolCallId,
-					success: !event.isError || foundNothing,
+					success: !failed || foundNothing,
 					...identity,
 					...(event.errorText ? { errorText: event.errorText } : {}),
+					...(event.errorLine ? { errorLine: event.errorLine } : {}),
 				}),
 			);
 		} else if (event.kind === "bash") {

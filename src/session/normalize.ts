@@ -26,6 +26,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { boundedOneLine, contentText, oneLine, shrinkText } from "../text/lines.ts";
+import { errorFirstLine, hostOutputHeader, withoutHostHeader } from "../text/tool-text.ts";
 import {
 	type CustomEvent,
 	emptyNormalizationCounts,
@@ -72,6 +73,38 @@ export const TOOL_ARGS_BOUNDS = {
 
 /** Explicit error text kept from an error tool result (UTF-8 bytes, one line). */
 export const ERROR_TEXT_MAX_BYTES = 2048;
+/** The error line kept from a failed tool result (UTF-8 bytes, one line). */
+export const ERROR_LINE_MAX_BYTES = 512;
+
+/** The first text part of a tool result: where a host writes its output frame. */
+function leadingText(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	const part = content.find((candidate) => isPlainRecord(candidate) && candidate.type === "text");
+	return isPlainRecord(part) && typeof part.text === "string" ? part.text : "";
+}
+
+/**
+ * What a failed tool result says, read from its multi-line text: the exit
+ * code a host frame states (Codex CLI reports a failed command with
+ * `Exit code: 1` and no typed error flag), the bounded one-line text without
+ * that frame, and its error line (`errorFirstLine`: framing lines skipped).
+ */
+function resultFailure(
+	content: unknown,
+	isError: boolean,
+): { errorText?: string; errorLine?: string; exitCode?: number } {
+	const stated = hostOutputHeader(leadingText(content)).exitCode;
+	if (!isError && (stated === undefined || stated === 0)) return stated === undefined ? {} : { exitCode: stated };
+	const text = contentText(content);
+	const read = errorFirstLine(text);
+	const exitCode = read.exitCode ?? stated;
+	return {
+		errorText: boundedOneLine(withoutHostHeader(text), ERROR_TEXT_MAX_BYTES),
+		...(read.line ? { errorLine: boundedOneLine(read.line, ERROR_LINE_MAX_BYTES) } : {}),
+		...(exitCode !== undefined ? { exitCode } : {}),
+	};
+}
 
 /** Output kept from a failed bash execution (UTF-8 bytes, one line, tail kept). */
 export const BASH_OUTPUT_EXCERPT_MAX_BYTES = 1024;
@@ -268,7 +301,7 @@ export function normalizeBranch(
 					toolName,
 					isError,
 					created: details?.created === true,
-					...(isError ? { errorText: boundedOneLine(contentText(content), ERROR_TEXT_MAX_BYTES) } : {}),
+					...resultFailure(content, isError),
 					...(call ? { call: { entryId: call.entryId, args: call.args } } : {}),
 				});
 				if (toolName === FABRIC_EXEC_TOOL_NAME) {

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { CONFIG_DIR_NAME, type ExtensionCommandContext } from "@earendil-works/pi-coding-agent";
 import type { CompactionHooks } from "../compaction/pi/hook.ts";
-import { compactionModelKey, thresholdForModel } from "../compaction/settings/settings.ts";
+import { thresholdForModel } from "../compaction/settings/settings.ts";
 import {
 	readCompactionSettings,
 	SETTINGS_FILE_NAME,
@@ -31,7 +31,7 @@ import {
 	settingsText,
 	valueWithOrigin,
 } from "./items.ts";
-import { type WindowSettings, windowProblems } from "./limits.ts";
+import { modelWindow, type WindowSettings, windowProblems } from "./limits.ts";
 import { compactionOrigin, foldOptionOrigin, type SettingsScope, valueAt } from "./origin.ts";
 
 export interface SettingsCommandDeps {
@@ -66,9 +66,7 @@ export function readSnapshot(ctx: Ctx, deps: SettingsCommandDeps): SettingsSnaps
 		fold: resolved,
 		foldOrigin: (key) => foldOptionOrigin(key, Object.hasOwn(deps.code, key), layers, refused),
 		registered: deps.live(),
-		model: model
-			? { key: compactionModelKey(model.provider, model.id), contextWindow: model.contextWindow }
-			: undefined,
+		model: model ? modelWindow(model, sources.layers) : undefined,
 	};
 }
 

@@ -46,7 +46,7 @@ const FOLD_OPTION_MEANINGS: Readonly<Record<JsonOptionKey, string>> = {
 		'Who writes chapter and consolidation briefs: `"session"` (the session\'s model), `"deterministic"` (no model calls) or `{ "provider", "model" }`.',
 	foldPeekResults: "Count a peek's result as a finished read that the ladder may fold again.",
 	providerTotalWindow:
-		"Total window the provider serves, when it is larger than the model's listed context window; every budget is measured against it less the output reservation. A value above the model's window is warned about.",
+		"Total window the provider serves, less the model's output reservation: the budget is the smaller of it and Pi's compaction line (the window less Pi's reserve), and the fence sends requests up to it instead of refusing them. A value above the model's window is warned about, naming the budget and limit it gives.",
 	blockingTools: "Tools before which pi-fold folds stale tool output once (a replacement list; `[]` turns it off).",
 	readOnlyTools:
 		"Tools whose finished batches the ladder folds first (a replacement list); every completed batch may fold, since a fold is lossless, so `[]` is refused.",

@@ -20,7 +20,7 @@ import {
 } from "../fold/pi/settings-file.ts";
 import { showProblem } from "../host/output.ts";
 import { type SettingsProblem, settingsNotice } from "../host/settings-notice.ts";
-import { windowProblems } from "./limits.ts";
+import { modelWindow, windowProblems } from "./limits.ts";
 import { compactionOrigin, foldOptionOrigin, originPath } from "./origin.ts";
 
 export interface SessionSettingsDeps {
@@ -88,7 +88,7 @@ function limitProblems(
 					}
 				: {}),
 		},
-		{ key, contextWindow: model.contextWindow },
+		modelWindow(model, sources.layers),
 	);
 }
 

@@ -279,3 +279,39 @@ function scanLines(text: string): { lines: string[]; meaningful: string[] } {
 	const lines = text.split("\n", ERROR_SCAN_MAX_LINES).map((line) => oneLine(line));
 	return { lines, meaningful: lines.filter(carriesMessage) };
 }
+
+/** One file an `apply_patch` envelope (Codex CLI's file tool) changes. */
+export interface PatchFile {
+	action: "add" | "update" | "delete";
+	path: string;
+}
+
+/** The envelope's file headers: `*** Add File: p`, `*** Update File: p`, `*** Delete File: p`, and `*** Move to: p`. */
+const PATCH_FILE_LINE = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
+const PATCH_MOVE_LINE = /^\*\*\* Move to: (.+)$/;
+/** Characters of a patch read for its file headers. */
+export const PATCH_SCAN_MAX_CHARS = 256 * 1024;
+
+/**
+ * The files an `apply_patch` envelope changes, in order, each once: its
+ * header lines read mechanically (the envelope is the tool's typed input
+ * format, not prose). A moved file counts as an update of its new path.
+ */
+export function patchFiles(patch: string): PatchFile[] {
+	const files = new Map<string, PatchFile>();
+	let last: PatchFile | undefined;
+	for (const raw of patch.slice(0, PATCH_SCAN_MAX_CHARS).split("\n")) {
+		const line = raw.replace(/\r$/, "");
+		const header = PATCH_FILE_LINE.exec(line);
+		const move = header ? undefined : PATCH_MOVE_LINE.exec(line);
+		if (header) {
+			const action = header[1] === "Add" ? "add" : header[1] === "Update" ? "update" : "delete";
+			last = { action, path: (header[2] ?? "").trim() };
+		} else if (move && last) {
+			files.delete(last.path);
+			last = { action: "update", path: (move[1] ?? "").trim() };
+		} else continue;
+		if (last.path) files.set(last.path, last);
+	}
+	return [...files.values()];
+}

@@ -48,7 +48,7 @@ describe("sparkline", () => {
 		expect(lines[1]?.length).toBe(12 + Math.ceil(1000 / 16));
 		expect(Math.ceil(1000 / 16)).toBeLessThanOrEqual(SPARKLINE_MAX_COLUMNS);
 		expect(lines[1]?.endsWith("█")).toBe(true);
-		expect(sparklineSection(series([]))).toEqual(["Context per request: no request recorded usage"]);
+		expect(sparklineSection(series([]))).toEqual(["Context per request: no chart (no request recorded prompt usage)"]);
 	});
 
 	it("reads requests from the log, leaving out the ones that recorded no usage", () => {

@@ -6,10 +6,11 @@
  * persists them). One replay of the real log serves both (it takes seconds).
  */
 
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REPORT_RESULTS, reportFigures } from "../../scripts/report-figures.ts";
 import { runCli } from "../../src/cli/main.ts";
 import { readableBytes } from "../../src/cli/report.ts";
 import { cardForModelKey, hostFacts, replayBranch } from "../../src/cost/fold-replay.ts";
@@ -17,6 +18,8 @@ import { resolveOptions } from "../../src/fold/options.ts";
 import { COMMIT_REASON_TEXT } from "../../src/fold/pi/commit-reasons.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { REAL_SESSIONS, toJsonl } from "../fixtures/session.ts";
+
+const ROOT = join(import.meta.dirname, "../..");
 
 /** A replay of the real log takes several seconds; two on a loaded machine is still well inside this. */
 const REPLAY_TIMEOUT_MS = 120_000;
@@ -54,7 +57,7 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		const cost = /cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
 		expect(Number(cost?.[2])).toBeLessThan(Number(cost?.[1]));
 		expect(section).toMatch(
-			/saving\s+\$\d+\.\d{4} \(\d+\.\d%\) as modelled, \$-?\d+\.\d{4} \(-?\d+\.\d%\) charged; \d+ commits folding \d+ spans/,
+			/saving\s+\$\d+\.\d{4} \(\d+\.\d%\), \d+ commits folding \d+ spans\n {2}saving, charged\s+(\$\d+\.\d{4} \(\d+\.\d%\)|none: charged for what its window hid, pi-fold would have cost \$\d+\.\d{4} \(\d+\.\d%\) more)\n/,
 		);
 		// Charged: each column's cost plus what getting back what it hid would cost, never less than the cost.
 		const charged = /charged cost\s+\$(\d+\.\d{4})\s+\$(\d+\.\d{4})/.exec(section);
@@ -70,13 +73,29 @@ describe("pi-fold report on a session recorded without pi-fold", () => {
 		);
 		// The pi-fold column says how it met Pi's threshold and what else it billed.
 		expect(section).toMatch(
-			/with pi-fold\s+(never reached Pi's threshold|Pi's threshold reached \d+×: \d+ ladder commits? instead, \d+ compactions?); \d+ summarizer requests? and the context tool's declaration billed\n/,
+			/with pi-fold\s+(never reached Pi's threshold|Pi's threshold reached \d+×: \d+ ladder commits? instead, \d+ compactions?); \d+ summarizer requests? and the context tool's declaration \(~[\d,]+ tokens a request\) billed\n/,
 		);
 		expect(section).not.toMatch(/could not attribute/);
 		// Without the log's own compactions the pi-fold column runs up to Pi's line, never past the window.
 		const peaks = /peak request\s+([\d,]+)\s+([\d,]+)/.exec(section);
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeLessThanOrEqual(200_000);
 		expect(Number(peaks?.[2]?.replaceAll(",", ""))).toBeGreaterThan(0);
+	});
+
+	it("prints the figures bench/results/report.md records for this log, which the README quotes", async () => {
+		const recorded = reportFigures(readFileSync(join(ROOT, REPORT_RESULTS), "utf8")).find(
+			(item) => item.log === "pi-mono-before-compaction",
+		);
+		const section = withoutPiFold.slice(withoutPiFold.indexOf("What pi-fold would have saved"));
+		// On failure the code's figures moved: rerun `npm run bench -- report`, then `npm run readme`.
+		expect(/cost\s+(\$\d+\.\d{4})\s+(\$\d+\.\d{4})/.exec(section)?.slice(1)).toEqual([
+			recorded?.aloneCost,
+			recorded?.foldCost,
+		]);
+		expect(/peak request\s+([\d,]+)\s+([\d,]+)/.exec(section)?.slice(1)).toEqual([
+			recorded?.alonePeak,
+			recorded?.foldPeak,
+		]);
 	});
 
 	it("ends with the sparkline: recorded and pi-fold rows, compactions and commits marked", async () => {

@@ -184,7 +184,7 @@ describe("buildDeterministicCompaction cut and budget", () => {
 
 	it("cancels with summary-does-not-fit when the summary would expand a small context", () => {
 		const b = generateSession(300);
-		const outcome = buildDeterministicCompaction(input(b.entries, { tokensBefore: 3_000, estimate: () => 10 }));
+		const outcome = buildDeterministicCompaction(input(b.entries, { tokensBefore: 1_500, estimate: () => 5 }));
 		expect(outcome).toMatchObject({ kind: "cancel", code: "summary-does-not-fit" });
 		if (outcome.kind === "cancel")
 			expect(utf8ByteLength(outcome.message)).toBeLessThanOrEqual(MAX_CANCEL_MESSAGE_BYTES);

@@ -12,8 +12,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { servingBudget } from "../../src/fold/policy/budget.ts";
 import { startLoopbackProvider } from "../harness/loopback-provider.ts";
-import { createPiSandbox, type PiSandbox, runPrint } from "../harness/pi-cli.ts";
+import {
+	createPiSandbox,
+	LOOPBACK_CONTEXT_WINDOW,
+	LOOPBACK_MAX_TOKENS,
+	type PiSandbox,
+	runPrint,
+} from "../harness/pi-cli.ts";
 import { type RpcRecord, startRpc } from "../harness/pi-rpc.ts";
 import { HAS_TMUX, saveScreen, startTmuxPi } from "../harness/pi-tmux.ts";
 
@@ -52,6 +59,15 @@ describe("settings in the CLI", () => {
 		expect(lines[0]).toContain(
 			"piFold.providerTotalWindow = 200000: is larger than loopback/loopback-1's context window of 128,000 tokens",
 		);
+		// It names the budget pi-fold keeps (Pi's line, as the runtime measures it), not the total "as set".
+		const budget = servingBudget({
+			tokens: null,
+			descriptor: LOOPBACK_CONTEXT_WINDOW,
+			providerTotalWindow: 200_000,
+			outputReservation: LOOPBACK_MAX_TOKENS,
+		});
+		expect(lines[0]).toContain(`the budget stays ${budget?.toLocaleString("en-US")} tokens (Pi's compaction line`);
+		expect(lines[0]).not.toContain("200,000 as set");
 		expect(result.stdout).toContain("pi-fold settings (value · where it comes from)");
 		expect(result.stdout).toMatch(/Max occupancy +85% · global file +compaction\.targetContextRatio/);
 		expect(result.stdout).toMatch(/Provider window +200,000 tokens · global file +piFold\.providerTotalWindow/);

@@ -3,7 +3,8 @@
  * recovery through the CLI in RPC mode against the loopback provider (which
  * refuses any request with broken tool pairing), the "pi" engine deferring to
  * Pi's summarizer, a malformed typed request cancelling, and, in-process with
- * the faux model, `/tree` branch summaries and the repair of another
+ * the faux model, compacting twice (the first kept tail survives into the
+ * second summary), `/tree` branch summaries and the repair of another
  * compactor's orphaning cut.
  */
 
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import type { Message } from "@earendil-works/pi-ai";
 import type { InlineExtension } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
+import { registerCompaction } from "../../src/compaction/pi/hook.ts";
 import { parseCompactionDetails } from "../../src/compaction/records/details.ts";
 import { COMPACT_REQUEST_PREFIX, encodePreserveRequest } from "../../src/compaction/records/instructions.ts";
 import piFold, { registerPiFold } from "../../src/index.ts";
@@ -307,6 +309,72 @@ describe("Fabric compaction in-process (SDK, faux model)", () => {
 		// The entry comes back as canonical JSON, so the file's exact text appears as its JSON string.
 		expect(text).toContain(JSON.stringify("Part 1 of the design.\n".repeat(200)));
 		expect(text).toContain("sha256");
+	});
+
+	/** Turns that each read a file of about 3,300 tokens: a context past the summary's 8,192-token reservation. */
+	async function readTurns(harness: SdkHarness, from: number, count: number): Promise<void> {
+		for (let turn = from; turn < from + count; turn++) {
+			writeFileSync(join(harness.cwd, `part-${turn}.md`), `Part ${turn} of the design.\n`.repeat(600));
+			harness.enqueue(
+				callTools([toolCall("read", { path: `part-${turn}.md` }, `call_${turn}`)]),
+				reply(`Read part ${turn}.`),
+			);
+			await harness.run(`Turn ${turn}: read part-${turn}.md.`);
+		}
+	}
+
+	// Issue 31, item 3: Pi keeps keepRecentTokens raw after a compaction, and what that kept tail alone held reaches
+	// the summary too, so the next compaction, which summarizes the tail from far back, still carries it.
+	it("compacting twice keeps what the first kept tail alone held in the second summary", async () => {
+		// The compactor alone: a fold the ladder commits (its timing follows the machine's load) would replace the
+		// kept tail's write with a brief, and the typed facts this test follows with it.
+		const compactorOnly: InlineExtension = (pi) => {
+			registerCompaction(pi);
+		};
+		const harness = await sdk({
+			extensions: [compactorOnly],
+			tools: ["read", "write"],
+			settings: { compaction: { keepRecentTokens: 1_500 } },
+			contextWindow: 100_000,
+		});
+		await readTurns(harness, 1, 4);
+		harness.enqueue(
+			callTools(
+				[toolCall("write", { path: "tail-only.ts", content: "export const parseBazQux = 1;\n" }, "call_tail")],
+				"The old tokenizer drops escapes, so I'm switching to the streaming parser instead.",
+			),
+			reply("Renamed parseFooBar to parseBazQux."),
+		);
+		await harness.run("Rename parseFooBar to parseBazQux for PR #4821.");
+
+		const first = await harness.session.compact();
+		const branch = harness.session.sessionManager.getBranch();
+		const kept = branch.findIndex((entry) => entry.id === first.firstKeptEntryId);
+		const write = branch.findIndex(
+			(entry) =>
+				entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === "call_tail",
+		);
+		// Pi's keepRecentTokens meaning holds: the last turn stays raw after the first compaction.
+		expect(kept).toBeGreaterThan(0);
+		expect(write).toBeGreaterThan(kept);
+		for (const fact of ["tail-only.ts", "#4821", "parseBazQux", "switching to the streaming parser"]) {
+			expect(first.summary, fact).toContain(fact);
+		}
+
+		await readTurns(harness, 5, 4);
+		const second = await harness.session.compact();
+		const after = harness.session.sessionManager.getBranch();
+		const secondKept = after.findIndex((entry) => entry.id === second.firstKeptEntryId);
+		const writeAfter = after.findIndex(
+			(entry) =>
+				entry.type === "message" && entry.message.role === "toolResult" && entry.message.toolCallId === "call_tail",
+		);
+		// The first tail is summarized now, not kept: only the summary can carry it.
+		expect(secondKept).toBeGreaterThan(writeAfter);
+		for (const fact of ["tail-only.ts", "#4821", "switching to the streaming parser"]) {
+			expect(second.summary, fact).toContain(fact);
+		}
+		expect((second.details as { compactor?: string }).compactor).toBe("fabric");
 	});
 
 	it('defers to Pi with compaction.engine "pi" passed as a registration option', async () => {

@@ -38,7 +38,7 @@ const NPM_OFFLINE = { npm_config_offline: "true", npm_config_update_notifier: "f
  */
 function packageCopy(into: string): string {
 	const manifest = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { files: string[] };
-	const builds = ["tsconfig.json", "tsconfig.build.json", "scripts/bundle.ts"];
+	const builds = ["tsconfig.json", "tsconfig.build.json", "scripts/prepare.js", "scripts/bundle.ts"];
 	for (const entry of [...manifest.files, "package.json", ...builds]) {
 		if (existsSync(join(REPO_ROOT, entry))) cpSync(join(REPO_ROOT, entry), join(into, entry), { recursive: true });
 	}
@@ -87,6 +87,8 @@ describe("the npm package in Pi", () => {
 		expect(result.code, result.stderr).toBe(0);
 		expect(result.stdout).toMatch(/^pi-fold context · session [0-9a-f-]{8}/m);
 		expect(result.stdout).toContain("Window for the next request: ~");
+		// The packed bundle was built from the packed sources: Pi loads it, with nothing to tell.
+		expect(result.stderr).not.toMatch(/pi-fold[: ]/);
 		const help = await runPrint(sandbox, "/context help");
 		expect(help.code, help.stderr).toBe(0);
 		expect(help.stdout).toContain("/context settings");

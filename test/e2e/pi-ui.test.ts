@@ -12,7 +12,6 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { shortTokens } from "../../src/fold/pi/context-report.ts";
 import { FOOTER_STATUS_KEY } from "../../src/fold/pi/footer.ts";
-import { PEEK_PAGE_ENTRIES } from "../../src/fold/pi/peek-report.ts";
 import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../../src/fold/policy/budget.ts";
 import { registerRuntime } from "../../src/register.ts";
@@ -32,7 +31,6 @@ const BUDGET = shortTokens(FAUX_CONTEXT_WINDOW - PI_DEFAULT_RESERVE_TOKENS);
 
 const SECRET = "ECHO-CONTENT-7f3a";
 /** Pages of a 27-entry fold's source in a plain-text peek. */
-const PAGES = Math.ceil(27 / PEEK_PAGE_ENTRIES);
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -112,7 +110,7 @@ describe("pi-fold in Pi's UI", () => {
 		expect(peek).toContain("Brief:");
 		expect(peek).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
 		expect(peek).toContain(SECRET);
-		expect(peek).toMatch(/read result: /);
+		expect(peek).toMatch(/read result:$/m);
 
 		const [tree = ""] = await harness.run("/context tree");
 		expect(tree).toMatch(/^Fold tree, in transcript order$/m);
@@ -192,7 +190,7 @@ describe("pi-fold in Pi's UI", () => {
 		expect(harness.ui.statuses.get(FOOTER_STATUS_KEY)).toMatch(/^pi-fold ⚠ \d+% of /);
 	});
 
-	it("pages /context peek outside the TUI, naming the next page's command, and says when a pending mark lands", async () => {
+	it("pages /context peek with every entry whole, naming the next page's command, and says when a pending mark lands", async () => {
 		const { harness } = await uiHarness();
 		const calls = Array.from({ length: 24 }, (_, at) => toolCall("read", { path: "e.txt" }, `call_${at}`));
 		harness.enqueue(callTools(calls), reply("LAST-REPLY-OF-THE-CHAPTER"));
@@ -201,16 +199,20 @@ describe("pi-fold in Pi's UI", () => {
 		await harness.run("Thanks.");
 		const folded = await harness.run("/fold-context");
 		const id = /f-[0-9a-f]{12}/.exec(folded[0] ?? "")?.[0] ?? "";
-		// user, the calls, 24 results, the reply: 27 entries, two pages of 20.
+		// user, the calls, 24 results of ~10.8 KB, the reply: 27 entries, every one whole, a few KB a page.
 		const [first = ""] = await harness.run(`/context peek ${id}`);
-		expect(first).toContain(`Page 1 of ${PAGES} (entries 1–${PEEK_PAGE_ENTRIES} of 27). Next: /context peek ${id} 2`);
-		expect(first.match(/^ {2}\S+ read result: /gm)).toHaveLength(PEEK_PAGE_ENTRIES - 2);
-		expect(first).not.toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
-		const [second = ""] = await harness.run(`/context peek ${id} 2`);
-		expect(second).toContain(`Page 2 of ${PAGES} (entries ${PEEK_PAGE_ENTRIES + 1}–27 of 27). The last page`);
-		expect(second).toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
-		const [beyond = ""] = await harness.run(`/context peek ${id} 3`);
-		expect(beyond).toContain(`"3" is not a page of ${id}: it has 2 pages`);
+		const pages = Number(/^Page 1 of (\d+) \(entries 1–\d+ of 27\)\. Next: \/context peek \S+ 2$/m.exec(first)?.[1]);
+		expect(pages, first).toBeGreaterThan(20);
+		const shown = [first];
+		for (let page = 2; page <= pages; page++) shown.push((await harness.run(`/context peek ${id} ${page}`))[0] ?? "");
+		// Every line of every read is shown, once: 24 reads of 400 filler lines, nothing clipped.
+		const filler = shown.join("\n").match(/^ {4}.*filler line for the window$/gm) ?? [];
+		expect(filler).toHaveLength(24 * 400);
+		expect(shown[0]).not.toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
+		expect(shown.at(-1)).toContain("assistant: LAST-REPLY-OF-THE-CHAPTER");
+		expect(shown.at(-1)).toMatch(new RegExp(`Page ${pages} of ${pages} \\(entries \\d+–27 of 27\\)\\. The last page`));
+		const [beyond = ""] = await harness.run(`/context peek ${id} ${pages + 1}`);
+		expect(beyond).toContain(`"${pages + 1}" is not a page of ${id}: its source has ${pages} pages`);
 		expect(harness.ui.notifications.at(-1)?.level).toBe("warning");
 
 		// The agent folds a read that a large read follows: a pending mark, not a fold yet.
@@ -229,6 +231,37 @@ describe("pi-fold in Pi's UI", () => {
 		expect(peekMark).toMatch(new RegExp(`^Pending mark ${mark}: a tool-batch of \\d+ entries .*not folded yet`));
 		expect(peekMark).toContain("It lands at the next commit, with any other marks: when carrying the stale text");
 		expect(peekMark).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
+	});
+
+	it("counts in the footer only the marks that still hold text in the window, through a fold and a compaction", async () => {
+		const { harness } = await uiHarness(undefined, { compaction: { enabled: false, keepRecentTokens: 1_500 } });
+		for (const id of ["a", "b", "c", "d", "e"]) {
+			harness.enqueue(callTools([toolCall("read", { path: "e.txt" }, `call_${id}`)]), reply("Read."));
+			await harness.run("Read e.txt.");
+		}
+		const marks = ["call_a", "call_b"].map((id, at) =>
+			toolCall("active_context", { action: "fold", ids: [id] }, `m${at}`),
+		);
+		harness.enqueue(callTools(marks), reply("Marked."));
+		await harness.run("Fold the first two reads.");
+		const footer = () => harness.ui.statuses.get(FOOTER_STATUS_KEY) ?? "";
+		expect(footer()).toMatch(/ · 2 marks pending$/);
+
+		// The oldest chapter folds by hand: it holds the first mark's entries, so that mark frees nothing now.
+		await harness.run("/fold-context");
+		expect(footer()).toMatch(/ · 1 mark pending$/);
+		const [report = ""] = await harness.run("/context");
+		expect(report).toMatch(/Pending marks: 1 \(f-[0-9a-f]{12}\)/);
+		expect(report).toMatch(
+			/Marks already out of the window: 1 \(f-[0-9a-f]{12}\): a later fold or a compaction took their entries out/,
+		);
+
+		// A compaction takes the other's entries out too: nothing is pending for the person.
+		await harness.session.compact();
+		expect(footer()).not.toMatch(/pending/);
+		const [after = ""] = await harness.run("/context");
+		expect(after).not.toMatch(/Pending marks:/);
+		expect(after).toMatch(/Marks already out of the window: 2 /);
 	});
 
 	it("shows a fold a compaction removed as removed, not collapsed", async () => {

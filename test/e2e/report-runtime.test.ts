@@ -4,7 +4,9 @@
  * ladder's commits are counted with their reasons in words and the tokens
  * they freed, exactly as the runtime's `:commit` lines record them; the HTML
  * page names the session's directory, model and date and carries the same
- * headline numbers.
+ * headline numbers. And the tool declaration the report's "would have
+ * saved" charges per request is what pi-fold adds to a real request of the
+ * Pi CLI (the wire body with and without the package).
  */
 
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -13,9 +15,13 @@ import { join } from "node:path";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/main.ts";
+import { toolDeclarationChars } from "../../src/fold/actions/tool-schema.ts";
+import { resolveOptions } from "../../src/fold/options.ts";
 import { commitReasonText } from "../../src/fold/pi/commit-reasons.ts";
 import { registerPiFold } from "../../src/index.ts";
 import { registerStageTool, STAGE_TOOL, stageReport } from "../fixtures/stage-tool.ts";
+import { startLoopbackProvider } from "../harness/loopback-provider.ts";
+import { createPiSandbox, REPO_ROOT, runPrint } from "../harness/pi-cli.ts";
 import { callTools, createSdkHarness, FAUX_MODEL_ID, FAUX_PROVIDER_ID, reply, toolCall } from "../harness/sdk.ts";
 
 const WINDOW = 40_000;
@@ -23,7 +29,7 @@ const STAGES = 10;
 /** About 6,000 tokens per stage: the window fills after a few and the ladder commits. */
 const STAGE_LINES = 600;
 
-const cleanups: (() => Promise<void>)[] = [];
+const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -83,5 +89,24 @@ describe("pi-fold report on a session the runtime wrote", () => {
 		expect(html).toContain(`<title>${title}</title>`);
 		expect(html).toContain(`<dt>commits</dt><dd>${written.length}, ~${integer.format(freed)} tokens freed</dd>`);
 		expect(html).toContain("<dt>Pi&#39;s ledger (as recorded)</dt>");
+	});
+});
+
+describe("the tool declaration the report charges", () => {
+	it("is what pi-fold adds to each request of the real Pi CLI", async () => {
+		const bodyChars = async (extensions: string[]) => {
+			const provider = await startLoopbackProvider();
+			cleanups.push(() => provider.close());
+			const sandbox = createPiSandbox({ baseUrl: provider.baseUrl, extensions });
+			cleanups.push(() => sandbox.dispose());
+			const result = await runPrint(sandbox, "hello");
+			expect(result.code, result.stderr).toBe(0);
+			return JSON.stringify(provider.requests[0]?.body).length;
+		};
+		const added = (await bodyChars([REPO_ROOT])) - (await bodyChars([]));
+		const options = resolveOptions();
+		const charged = toolDeclarationChars(options.toolName, options.toolActions);
+		// The wire adds a separator or two and the prompt line's list marker; nothing more.
+		expect(Math.abs(added - charged)).toBeLessThan(charged * 0.01);
 	});
 });

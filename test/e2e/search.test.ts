@@ -264,7 +264,14 @@ describe("search in the real Pi CLI", () => {
 		expect(report.join("\n")).toContain(
 			`1. Fold ${third?.id} (tool batch, inside ${consolidation?.id}), in a repo_stage result, at `,
 		);
-		expect(report.join("\n")).toContain(`See it: /context peek ${third?.id}`);
+		// "See it" names the page of the fold's source that shows the fact, and that page does.
+		const see = new RegExp(`See it: (/context peek ${third?.id} \\d+)`).exec(report.join("\n"))?.[1];
+		expect(see, report.join("\n")).toBeDefined();
+		const { records: peeked } = await rpc.promptAndSettle(see ?? "");
+		const page = peeked.flatMap((record) =>
+			record.type === "extension_ui_request" && record.method === "notify" ? [String(record.message)] : [],
+		);
+		expect(page.join("\n")).toContain(stageFact(3));
 		expect(provider.rejections).toEqual([]);
 	}, 120_000);
 });

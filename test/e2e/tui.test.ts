@@ -81,6 +81,18 @@ describe.skipIf(!HAS_TMUX)("pi-fold in Pi's TUI (tmux)", () => {
 		save("context-peek", peek);
 		expect(peek).toMatch(/Source \(sha256 [0-9a-f]{12}… verified\):/);
 		expect(peek).toContain("read result:");
+		// The read's text whole, every line (it was once one line cut at 400 characters).
+		expect(peek.split("\n").filter((row) => row.trim() === SECRET).length).toBeGreaterThan(30);
+		// Taller than the pane: the view pages, and PgDn pages it in Pi's full-screen mode (not the transcript).
+		const before = /lines (\d+)–(\d+) of (\d+)/.exec(peek);
+		expect(before?.[1], peek).toBe("1");
+		await pi.keys("PageDown");
+		let paged = pi.capture();
+		for (let waited = 0; /lines 1–/.test(paged) && waited < 5_000; waited += 200) {
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			paged = pi.capture();
+		}
+		expect(Number(/lines (\d+)–\d+ of \d+/.exec(paged)?.[1]), paged).toBeGreaterThan(1);
 		await pi.keys("Escape");
 		const screen = await type("Peek it", "Peeked.");
 		save("tool-rows", screen);

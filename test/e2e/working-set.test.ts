@@ -38,7 +38,11 @@ function sourceFile(name: string): string {
 async function session(files: Record<string, string>): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const harness = await createSdkHarness({
-		extensions: [(pi: ExtensionAPI) => void (runtime = registerRuntime(pi))],
+		extensions: [
+			(pi: ExtensionAPI) => {
+				runtime = registerRuntime(pi);
+			},
+		],
 		tools: ["read", "edit", "active_context"],
 		contextWindow: WINDOW,
 		settings: { compaction: { enabled: true, reserveTokens: 4_096, keepRecentTokens: 8_000 } },

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { compactionSettingsProblems } from "../../src/compaction/settings/notices.ts";
 import { readCompactionSettings, type SettingsFileIo } from "../../src/compaction/settings/settings-source.ts";
 import { resolveWithSettings } from "../../src/fold/pi/settings-file.ts";
-import { NOTICE_MAX_PROBLEMS, settingsNotice } from "../../src/host/settings-notice.ts";
-import { windowProblems } from "../../src/settings/limits.ts";
+import { servingBudget } from "../../src/fold/policy/budget.ts";
+import { NOTICE_MAX_PROBLEMS, type SettingsProblem, settingsNotice } from "../../src/host/settings-notice.ts";
+import { modelWindow, windowProblems } from "../../src/settings/limits.ts";
 import { compactionOrigin, foldOptionOrigin, originLabel } from "../../src/settings/origin.ts";
 
 const GLOBAL = "/agent/settings.json";
@@ -78,6 +79,41 @@ describe("window settings larger than the model's window", () => {
 		]);
 		expect(problems[0]?.reason).toMatch(/larger than openai\/gpt-x's context window of 64,000 tokens/);
 		expect(problems[1]?.reason).toMatch(/never reached/);
+	});
+
+	it("says what a serving window above the model's does: the budget pi-fold keeps and where the fence moves", () => {
+		const total = { providerTotalWindow: { value: 100_000, path: GLOBAL } };
+		const [above] = windowProblems(total, { ...model, maxTokens: 8_000 });
+		// The budget is Pi's compaction line, as the runtime measures it; the total only moves the fence.
+		const facts = { tokens: null, descriptor: 64_000, providerTotalWindow: 100_000, outputReservation: 8_000 };
+		expect(servingBudget(facts)).toBe(47_616);
+		expect(above?.reason).toContain(
+			"the budget stays 47,616 tokens (Pi's compaction line, the window less Pi's reserve); only the fence moves, so requests of up to 92,000 tokens are sent instead of refused",
+		);
+		expect(above?.using).toBeUndefined();
+		expect(settingsNotice([above as SettingsProblem])?.oneLine).not.toContain("as set");
+		// Pi's reserve from the settings file moves the line with it.
+		const [reserved] = windowProblems(total, { ...model, maxTokens: 8_000, reserveTokens: 24_000 });
+		expect(reserved?.reason).toContain("the budget stays 40,000 tokens");
+		// A total whose room for output is under the line binds instead.
+		const [tight] = windowProblems(
+			{ providerTotalWindow: { value: 70_000, path: GLOBAL } },
+			{ ...model, maxTokens: 32_000 },
+		);
+		expect(tight?.reason).toContain("the budget stays 38,000 tokens (the total less the model's 32,000-token output)");
+	});
+
+	it("reads Pi's reserve for the model from the settings files, the project's over the global one's", () => {
+		const layers = [
+			{ section: { reserveTokens: 20_000 } },
+			{ section: { modelOverrides: { "openai/gpt-x": { reserveTokens: 30_000 } } } },
+		];
+		expect(modelWindow({ provider: "openai", id: "gpt-x", contextWindow: 64_000, maxTokens: 8_000 }, layers)).toEqual({
+			key: "openai/gpt-x",
+			contextWindow: 64_000,
+			maxTokens: 8_000,
+			reserveTokens: 30_000,
+		});
 	});
 
 	it("says nothing when the settings fit or the window is unknown", () => {

@@ -3,6 +3,7 @@ import {
 	appendedExitCode,
 	errorFirstLine,
 	hostOutputHeader,
+	patchFiles,
 	resultFirstLine,
 	withoutHostHeader,
 } from "../../src/text/tool-text.ts";
@@ -57,5 +58,31 @@ describe("a host session still running", () => {
 	it("is named by the frame, so a later call that reads its output can name the command", () => {
 		const text = "Chunk ID: a1\nWall time: 1.0 seconds\nProcess running with session ID 42\nOutput:\nstarting\n";
 		expect(hostOutputHeader(text)).toEqual({ bodyStart: text.indexOf("starting"), sessionId: "42" });
+	});
+});
+
+describe("patchFiles", () => {
+	it("reads the files an apply_patch envelope adds, updates, deletes and moves, each once in first-named order", () => {
+		const patch = [
+			"*** Begin Patch",
+			"*** Update File: src/a.ts",
+			"@@",
+			"-*** Update File: not/a/header.ts",
+			"+x",
+			"*** Add File: src/b.ts\r",
+			"+export {};",
+			"*** Delete File: src/old.ts",
+			"*** Update File: src/c.ts",
+			"*** Move to: src/moved.ts",
+			"*** Update File: src/a.ts",
+			"*** End Patch",
+		].join("\n");
+		expect(patchFiles(patch)).toEqual([
+			{ action: "update", path: "src/a.ts" },
+			{ action: "add", path: "src/b.ts" },
+			{ action: "delete", path: "src/old.ts" },
+			{ action: "update", path: "src/moved.ts" },
+		]);
+		expect(patchFiles("no envelope here")).toEqual([]);
 	});
 });

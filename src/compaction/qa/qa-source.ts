@@ -12,8 +12,9 @@
  * - `footer:last`: the source footer is the last block and the text ends with
  *   exactly one newline.
  * - `files:paths`: every successfully read, edited or written path in the
- *   source is rendered under its kind at its latest address, or lies inside an
- *   omission marker's entry range of that kind; rendered items plus marker
+ *   source is rendered under its kind at its latest address (or named on its
+ *   directory's line, `- @id in dir/: a.ts, b.ts ×2`), or lies inside an
+ *   omission marker's entry range of that kind; rendered paths plus marker
  *   counts equal the source's distinct paths per kind.
  * - `failures:addresses`: every failed tool result, failed user bash run and
  *   failed nested operation (a search that found nothing is no failure) is rendered at its address in
@@ -25,9 +26,9 @@
  */
 
 import type { NormalizedEvent } from "../../session/events.ts";
-import { FILE_ACTIONS, OUTER_FABRIC_TOOL, SHELL_ACTIONS } from "../../session/facts.ts";
+import { FILE_ACTIONS, OUTER_FABRIC_TOOL, PATCH_TOOLS, SHELL_ACTIONS } from "../../session/facts.ts";
 import { isPlainRecord } from "../../session/records/record-guards.ts";
-import { appendedExitCode, searchFoundNothing } from "../../text/tool-text.ts";
+import { appendedExitCode, patchFiles, searchFoundNothing } from "../../text/tool-text.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
 import { DIALOGUE_HEADER } from "../summary/dialogue.ts";
 import { ANNOTATIONS_HEADER } from "../summary/enrichers.ts";
@@ -40,29 +41,35 @@ import {
 } from "../summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../summary/projections-files.ts";
 import { PLAN_HEADER } from "../summary/projections-plan.ts";
+import { DECISIONS_HEADER, WORK_HEADER } from "../summary/projections-work.ts";
 import { CARRY_FORWARD_HEADER, FOOTER_HEADER } from "../summary/render.ts";
 import { ELLIPSIS, oneLine, renderAddress } from "../summary/render-text.ts";
 import { REQUEST_BLOCK_HEADER } from "../summary/request-render.ts";
 
 /**
- * Block ceilings from the spec's "Bounded sections" table (UTF-8 bytes,
- * headers included). Carry Forward is bounded to 3 KiB in the spec's section
- * list; annotations and the current turn plan are not in the spec and take
- * the renderer's bounds.
+ * Block ceilings (UTF-8 bytes, headers included): the spec's "Bounded
+ * sections" table with issue 31's departures (NOTES.md): changed files are
+ * listed whole, so `[Files And Changes]` may take 8 KiB; the transcript and
+ * earlier turns, which `[Current Work]` and the requests now cover, 3 and
+ * 2 KiB. Carry Forward is bounded to 3 KiB in the spec's section list;
+ * annotations, the current turn plan, current work and decisions are not in
+ * the spec and take the renderer's bounds.
  */
 export const SPEC_BLOCK_CEILINGS: Readonly<Record<string, number>> = {
 	[DIALOGUE_HEADER]: 12288,
 	[PLAN_HEADER]: 3072,
+	[WORK_HEADER]: 4096,
 	[HISTORICAL_HEADER]: 4096,
 	[REQUEST_BLOCK_HEADER]: 3072,
 	[CARRY_FORWARD_HEADER]: 3072,
-	[FILES_HEADER]: 4608,
+	[FILES_HEADER]: 8192,
+	[DECISIONS_HEADER]: 3072,
 	[ACTIVITY_HEADER]: 2048,
 	[OUTSTANDING_HEADER]: 4608,
-	[TURNS_HEADER]: 3072,
+	[TURNS_HEADER]: 2048,
 	[STATUS_HEADER]: 2048,
 	[ANNOTATIONS_HEADER]: 1024,
-	[TRANSCRIPT_HEADER]: 5120,
+	[TRANSCRIPT_HEADER]: 3072,
 	[FOOTER_HEADER]: 1536,
 };
 
@@ -133,13 +140,35 @@ function sourceFiles(events: readonly NormalizedEvent[]): Map<FileKind, Map<stri
 		files.set(kind, byPath);
 	};
 	for (const event of events) {
-		if (event.kind === "toolResult" && !event.isError && event.toolName !== OUTER_FABRIC_TOOL && event.call) {
+		const input = event.kind === "toolResult" ? event.call?.args?.input : undefined;
+		if (
+			event.kind === "toolResult" &&
+			!resultFailed(event) &&
+			PATCH_TOOLS.has(event.toolName) &&
+			typeof input === "string"
+		) {
+			// A patch envelope (Codex): each file it adds or updates, read by the shared envelope reader.
+			for (const file of patchFiles(input)) {
+				if (file.action === "add") touch("write", { path: file.path }, true, event);
+				else if (file.action === "update") touch("edit", { path: file.path }, false, event);
+			}
+		} else if (
+			event.kind === "toolResult" &&
+			!resultFailed(event) &&
+			event.toolName !== OUTER_FABRIC_TOOL &&
+			event.call
+		) {
 			touch(event.toolName, event.call.args, event.created, event);
 		} else if (event.kind === "fabricOperation" && event.outcome === "succeeded") {
 			touch(event.ref, event.args, event.created, event);
 		}
 	}
 	return files;
+}
+
+/** A tool result failed: its typed error flag, or a non-zero exit code its text states (a host frame). */
+function resultFailed(event: NormalizedEvent & { kind: "toolResult" }): boolean {
+	return event.isError || (event.exitCode !== undefined && event.exitCode !== 0);
 }
 
 /** The typed shell command of a tool result's call, if it has one. */
@@ -160,9 +189,9 @@ function sourceFailures(events: readonly NormalizedEvent[]): Addressed[] {
 	for (const event of events) {
 		const failed =
 			(event.kind === "toolResult" &&
-				event.isError &&
+				resultFailed(event) &&
 				event.toolName !== OUTER_FABRIC_TOOL &&
-				!searchedNothing(shellCommand(event), appendedExitCode(event.errorText ?? ""))) ||
+				!searchedNothing(shellCommand(event), event.exitCode ?? appendedExitCode(event.errorText ?? ""))) ||
 			(event.kind === "bash" &&
 				(event.cancelled ||
 					(event.exitCode !== undefined && event.exitCode !== 0 && !searchedNothing(event.command, event.exitCode)))) ||
@@ -208,6 +237,34 @@ function counted(region: Region): number {
 	return region.items.length + region.markers.reduce((sum, marker) => sum + marker.count, 0);
 }
 
+/** A directory line of changed files: `- @id in <dir>/: <name>, <name> ×N, …`. */
+const DIRECTORY_LINE = /^- @\S+ in (.*)\/: (.+)$/;
+
+/** The paths (directory + name, relative to the display root) a directory line lists, or undefined for other lines. */
+function directoryPaths(line: string): string[] | undefined {
+	const match = DIRECTORY_LINE.exec(line);
+	if (!match) return undefined;
+	const dir = match[1] ?? "";
+	return (match[2] ?? "").split(", ").map((name) => {
+		const bare = name.replace(/ ×\d+$/, "");
+		return dir === "." ? bare : `${dir}/${bare}`;
+	});
+}
+
+/** Files a region lists: a directory line counts every name it holds. */
+function countedFiles(region: Region): number {
+	const listed = region.items.reduce((sum, line) => sum + (directoryPaths(line)?.length ?? 1), 0);
+	return listed + region.markers.reduce((sum, marker) => sum + marker.count, 0);
+}
+
+/** A directory line shows `path` when one of its relative paths is a whole-segment suffix of it. */
+function directoryShows(line: string, path: string): boolean {
+	const full = oneLine(path).replaceAll("\\", "/");
+	return (directoryPaths(line) ?? []).some(
+		(relative) => full === relative || full.endsWith(`/${relative.replaceAll("\\", "/")}`),
+	);
+}
+
 /**
  * A rendered path body: the path's one-line tail (relative to the display
  * root), possibly cut at its start with an ellipsis. It is empty only for a
@@ -236,12 +293,13 @@ function filesProbe(
 		let end = start + 1;
 		while (end < section.length && !labels.has(section[end] ?? "")) end++;
 		const region = readRegion(section.slice(start + 1, end), rendered);
-		if (counted(region) !== byPath.size) {
-			return probe(`${kind}: ${counted(region)} items and omissions for ${byPath.size} source paths`);
+		if (countedFiles(region) !== byPath.size) {
+			return probe(`${kind}: ${countedFiles(region)} items and omissions for ${byPath.size} source paths`);
 		}
 		for (const [path, touch] of byPath) {
 			const lead = `- ${renderAddress(touch.address)} `;
 			const shown = region.items.some((line) => {
+				if (directoryPaths(line) !== undefined) return directoryShows(line, path);
 				if (!line.startsWith(lead)) return false;
 				return showsPath(line.slice(lead.length).replace(/^×\d+ /, ""), path);
 			});

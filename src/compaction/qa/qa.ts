@@ -31,6 +31,7 @@ import {
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../summary/projections-files.ts";
 import { sampleIndices, type ViewBlock, type ViewGroup } from "../summary/projections-model.ts";
 import { PLAN_HEADER } from "../summary/projections-plan.ts";
+import { DECISIONS_HEADER, WORK_HEADER } from "../summary/projections-work.ts";
 import {
 	CARRY_FORWARD_HEADER,
 	FOOTER_HEADER,
@@ -52,6 +53,8 @@ export interface QaInput {
 	cutEventIndex: number;
 	/** Ids of the summarized entries (omission ranges must name these). */
 	sourceEntryIds: readonly string[];
+	/** Ids of the kept raw entries: blocks that read the kept tail (current work, decisions) may name them too. */
+	keptEntryIds?: readonly string[];
 	footer: FooterInput;
 	requestBlock?: string;
 	carryForward?: readonly string[];
@@ -86,10 +89,12 @@ export interface QaReport {
 const HEADERS = [
 	DIALOGUE_HEADER,
 	PLAN_HEADER,
+	WORK_HEADER,
 	HISTORICAL_HEADER,
 	REQUEST_BLOCK_HEADER,
 	CARRY_FORWARD_HEADER,
 	FILES_HEADER,
+	DECISIONS_HEADER,
 	ACTIVITY_HEADER,
 	OUTSTANDING_HEADER,
 	TURNS_HEADER,
@@ -99,7 +104,7 @@ const HEADERS = [
 	FOOTER_HEADER,
 ];
 /** Headers located by first occurrence; the rest by last occurrence, so a request block quoting a header cannot shadow them. */
-const FIRST_OCCURRENCE = new Set([DIALOGUE_HEADER, PLAN_HEADER, HISTORICAL_HEADER]);
+const FIRST_OCCURRENCE = new Set([DIALOGUE_HEADER, PLAN_HEADER, WORK_HEADER, HISTORICAL_HEADER]);
 
 /** Split rendered text into sections keyed by header (lines after the header line). */
 export function splitSections(text: string): Map<string, string[]> {
@@ -185,6 +190,8 @@ export function runQa(text: string, input: QaInput): QaReport {
 	const sections = splitSections(text);
 	const projection = projectSummary(input.events, input.cutEventIndex);
 	const sourceIds = new Set(input.sourceEntryIds);
+	// Blocks reading the kept tail (current work, decisions) may omit kept entries; those are on the branch too.
+	const branchIds = new Set([...input.sourceEntryIds, ...(input.keptEntryIds ?? [])]);
 
 	const bytes = utf8ByteLength(text);
 	probes.push(
@@ -231,13 +238,14 @@ export function runQa(text: string, input: QaInput): QaReport {
 	const carry = renderCarryForward(input.carryForward).text;
 	if (carry) probes.push(probe("carry", "carry", text.includes(carry) ? undefined : "carry-forward block missing"));
 
-	for (const block of [projection.plan, ...projection.blocks]) {
+	for (const block of [projection.plan, projection.work, ...projection.blocks]) {
 		const groups = block.groups.filter((group) => group.items.length > 0);
 		groups.forEach((group, index) => {
 			// Groups sharing a key (open and resolved failures) are told apart by their label.
 			const shared = groups.some((other, at) => at !== index && other.key === group.key);
 			const id = `${block.key}:${group.key}${shared && group.label ? `:${group.label.replace(/:$/, "").toLowerCase()}` : ""}`;
-			const failure = checkGroup(sections.get(block.header), block, group, sourceIds);
+			const ids = block.key === "work" || block.key === "decisions" ? branchIds : sourceIds;
+			const failure = checkGroup(sections.get(block.header), block, group, ids);
 			probes.push(probe(id, "collection", failure));
 		});
 	}

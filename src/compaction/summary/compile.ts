@@ -84,6 +84,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 	const rendered = renderSummary({
 		dialogue: projection.dialogue,
 		plan: projection.plan,
+		work: projection.work,
 		blocks: [...projection.blocks, enrichment.block],
 		...(input.requestBlock !== undefined ? { requestBlock: input.requestBlock } : {}),
 		...(input.carryForward !== undefined ? { carryForward: input.carryForward } : {}),
@@ -108,6 +109,7 @@ export function compileSummary(input: CompileSummaryInput): CompileSummaryResult
 			events: branch.events,
 			cutEventIndex: branch.cutEventIndex,
 			sourceEntryIds: branch.sourceEntryIds,
+			keptEntryIds: input.keptEntries?.flatMap((entry) => (typeof entry.id === "string" ? [entry.id] : [])) ?? [],
 			footer,
 			...(input.requestBlock !== undefined ? { requestBlock: input.requestBlock } : {}),
 			...(input.carryForward !== undefined ? { carryForward: input.carryForward } : {}),

@@ -171,9 +171,15 @@ function contextLabel(event: NormalizedEvent): { label: string; text: string } {
 	return { label: "(before the first message)", text: "" };
 }
 
+/**
+ * One line per turn: what started it and the tools it used. A user turn is
+ * named by its address only: its request is quoted once, under
+ * `[Historical requests]` or in the dialogue, so the line costs what the turn
+ * did, not a second copy of what was asked.
+ */
 export function projectTurns(events: readonly NormalizedEvent[]): ViewBlock {
 	const items = turnsOf(events).map((turn): ViewItem => {
-		const { label, text } = contextLabel(turn.start);
+		const { label, text } = turn.start.kind === "user" ? { label: "user", text: "" } : contextLabel(turn.start);
 		return item(turn.start.entryId, `${renderAddress(turn.start.address)} ${label}${text ? ": " : ""}`, text, {
 			trail: turnTrail(turn),
 		});
@@ -266,8 +272,8 @@ function transcriptItem(event: NormalizedEvent): ViewItem | undefined {
 		case "toolResult":
 			return item(
 				event.entryId,
-				`${at} result ${identifierLabel(event.toolName)} ${event.isError ? "error" : "ok"}`,
-				event.isError && event.errorText ? `: ${quoted(event.errorText)}` : "",
+				`${at} result ${identifierLabel(event.toolName)} ${event.errorText !== undefined ? "error" : "ok"}`,
+				event.errorText ? `: ${quoted(event.errorLine ?? event.errorText)}` : "",
 				{ required: false },
 			);
 		case "bash": {
@@ -281,8 +287,15 @@ function transcriptItem(event: NormalizedEvent): ViewItem | undefined {
 	}
 }
 
-/** The latest typed events; a completed named `fabric_exec` replaces its outer call/result pair. */
-export function projectTranscript(events: readonly NormalizedEvent[]): ViewBlock {
+/**
+ * The latest typed events of the last turn (from the last user or custom
+ * message on), so the block is as long as that turn was; older turns are
+ * the other blocks'. A completed named `fabric_exec` replaces its outer
+ * call/result pair.
+ */
+export function projectTranscript(source: readonly NormalizedEvent[]): ViewBlock {
+	const start = source.findLastIndex((event) => event.kind === "user" || event.kind === "custom");
+	const events = start < 0 ? source : source.slice(start);
 	const namedCalls = new Set<string>();
 	for (const event of events) {
 		if (event.kind === "fabricRun" && event.origin === "raw") namedCalls.add(event.toolCallId);

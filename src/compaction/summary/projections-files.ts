@@ -15,6 +15,7 @@ import {
 	type FailureRecord,
 	FILE_KINDS,
 	type FileKind,
+	type FileTouch,
 	failureRecords,
 	fileTouchesByKind,
 } from "../../session/facts.ts";
@@ -81,27 +82,92 @@ export function displayPath(path: string, root: string | undefined): string {
 	return oneLine(root && path.startsWith(root) ? path.slice(root.length) : path);
 }
 
+/** A changed-file kind with more paths than this lists them by directory, one line per directory. */
+export const FILE_GROUP_MIN_PATHS = 12;
+/**
+ * Bytes the directory lines of the changed kinds may take together. Changed
+ * files are listed whole, never as a count; past this (hundreds of files)
+ * each kind falls back to one sampled line per path, as read files are.
+ */
+export const CHANGED_FILES_MAX_BYTES = 6144;
+/** How a directory line starts after its address: `- @id in src/app/: a.ts, b.ts ×2`. */
+export const FILE_GROUP_PREFIX = "in ";
+
+const CHANGED_KINDS: ReadonlySet<FileKind> = new Set(["Created", "Written", "Modified"]);
+
+function directoryOf(path: string): { dir: string; name: string } {
+	const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+	return cut < 0 ? { dir: ".", name: path } : { dir: path.slice(0, cut), name: path.slice(cut + 1) };
+}
+
+/**
+ * One item per directory of `touches` (paths relative to `root`), in order of
+ * each directory's latest touch: the names, `×N` for repeated touches, at the
+ * directory's latest address. The whole line is fixed: no name is cut.
+ */
+function directoryItems(touches: readonly FileTouch[], root: string | undefined): ViewItem[] {
+	const byDir = new Map<string, { names: string[]; latest: FileTouch }>();
+	for (const touch of touches) {
+		const { dir, name } = directoryOf(displayPath(touch.path, root));
+		const group = byDir.get(dir) ?? { names: [], latest: touch };
+		group.names.push(`${oneLine(name)}${touch.count > 1 ? ` ×${touch.count}` : ""}`);
+		if (touch.ordinal >= group.latest.ordinal) group.latest = touch;
+		byDir.set(dir, group);
+	}
+	return [...byDir.entries()]
+		.sort((a, b) => a[1].latest.ordinal - b[1].latest.ordinal)
+		.map(([dir, group]) => ({
+			entryId: group.latest.entryId,
+			lead: `${renderAddress(group.latest.address)} ${FILE_GROUP_PREFIX}${oneLine(dir)}/: ${group.names.join(", ")}`,
+			text: "",
+			trail: "",
+			keep: "end",
+			textRequired: false,
+		}));
+}
+
+function pathItems(touches: readonly FileTouch[], root: string | undefined): ViewItem[] {
+	return touches.map(
+		(touch): ViewItem => ({
+			entryId: touch.entryId,
+			lead: `${renderAddress(touch.address)} ${touch.count > 1 ? `×${touch.count} ` : ""}`,
+			text: displayPath(touch.path, root),
+			trail: "",
+			keep: "end",
+			textRequired: true,
+		}),
+	);
+}
+
+/**
+ * `[Files And Changes]`: changed files (Created, Written, Modified) first and
+ * whole (by directory when a kind has many), read files after them, sampled.
+ */
 export function projectFiles(events: readonly NormalizedEvent[]): ViewBlock {
 	const touches = fileTouchesByKind(events);
 	const common = displayRootOf(FILE_KINDS.flatMap((kind) => touches[kind].map((touch) => touch.path)));
 	const root = common !== undefined && utf8ByteLength(common) <= DISPLAY_ROOT_MAX_BYTES ? common : undefined;
-	const groups: ViewGroup[] = FILE_KINDS.map((kind) => ({
-		key: FILE_KIND_KEYS[kind],
-		label: `${kind}:`,
-		items: touches[kind].map(
-			(touch): ViewItem => ({
-				entryId: touch.entryId,
-				lead: `${renderAddress(touch.address)} ${touch.count > 1 ? `×${touch.count} ` : ""}`,
-				text: displayPath(touch.path, root),
-				trail: "",
-				keep: "end",
-				textRequired: true,
-			}),
-		),
-		limit: FILE_LIMIT_PER_KIND,
-		mode: "earliest-latest",
-		maxTextBytes: 512,
-	}));
+	const grouped = new Map<FileKind, ViewItem[]>();
+	let changedBytes = 0;
+	for (const kind of FILE_KINDS) {
+		if (!CHANGED_KINDS.has(kind) || touches[kind].length <= FILE_GROUP_MIN_PATHS) continue;
+		const items = directoryItems(touches[kind], root);
+		grouped.set(kind, items);
+		changedBytes += items.reduce((sum, line) => sum + utf8ByteLength(line.lead) + 3, 0);
+	}
+	const whole = changedBytes <= CHANGED_FILES_MAX_BYTES;
+	const groups: ViewGroup[] = FILE_KINDS.map((kind) => {
+		const byDirectory = whole ? grouped.get(kind) : undefined;
+		const changed = CHANGED_KINDS.has(kind) && whole;
+		return {
+			key: FILE_KIND_KEYS[kind],
+			label: `${kind}:`,
+			items: byDirectory ?? pathItems(touches[kind], root),
+			limit: FILE_LIMIT_PER_KIND,
+			mode: changed ? "all" : "earliest-latest",
+			maxTextBytes: 512,
+		};
+	});
 	const hasFiles = groups.some((group) => group.items.length > 0);
 	return {
 		key: "files",
@@ -115,11 +181,18 @@ export const OPEN_FAILURES_LABEL = "Open:";
 export const RESOLVED_FAILURES_LABEL = "Resolved:";
 
 function failureItem({ failure, resolvedBy }: FailureRecord): ViewItem {
+	// The error's own line first (not a host's output frame or Pi's framing: text/tool-text.ts), then the
+	// rest of the text as room allows.
+	const line = failure.errorLine;
+	const preview =
+		line && failure.errorText && !failure.errorText.startsWith(line)
+			? `${line} — ${failure.errorText}`
+			: (failure.errorText ?? line);
 	const state = resolvedBy ? `resolved by ${renderAddress(resolvedBy.address)}` : "open";
 	return {
 		entryId: failure.entryId,
 		lead: `${renderAddress(failure.address)} ${state} ${identifierLabel(failure.tool)}: `,
-		text: failure.errorText ? `${failure.label} → "${failure.errorText}"` : failure.label,
+		text: preview ? `${failure.label} → "${preview}"` : failure.label,
 		trail: "",
 		keep: "start",
 		textRequired: true,

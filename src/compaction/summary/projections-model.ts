@@ -28,10 +28,14 @@ export type OmissionKey =
 	| "transcript"
 	| "annotations"
 	| "status"
-	| "plan";
+	| "plan"
+	| "work"
+	| "decisions";
 
 export type BlockKey =
 	| "plan"
+	| "work"
+	| "decisions"
 	| "historical"
 	| "files"
 	| "activity"

@@ -19,11 +19,14 @@ import {
 import { projectFiles, projectOutstanding } from "./projections-files.ts";
 import type { ViewBlock } from "./projections-model.ts";
 import { projectCurrentTurnPlan } from "./projections-plan.ts";
+import { projectCurrentWork, projectDecisions } from "./projections-work.ts";
 
 export interface SummaryProjection {
 	dialogue: RenderedDialogue;
 	/** The plan of the turn the cut falls inside; protected like the dialogue. */
 	plan: ViewBlock;
+	/** The last steps before the compaction, kept tail included; protected like the plan. */
+	work: ViewBlock;
 	/** Historical blocks in render order (request/carry-forward/footer are rendered separately). */
 	blocks: ViewBlock[];
 }
@@ -43,9 +46,11 @@ export function projectSummary(events: readonly NormalizedEvent[], cutEventIndex
 	return {
 		dialogue,
 		plan: projectCurrentTurnPlan(events, cutEventIndex),
+		work: projectCurrentWork(events, cutEventIndex),
 		blocks: [
 			projectHistoricalRequests(source, dialogueUsers),
 			projectFiles(source),
+			projectDecisions(events),
 			projectActivity(source),
 			projectOutstanding(source),
 			projectTurns(source),

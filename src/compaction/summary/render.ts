@@ -1,10 +1,11 @@
 /**
  * Assemble the bounded summary text from its blocks.
  *
- * Order: recent dialogue, current turn plan, historical requests, compaction
- * request, carry forward, files, Fabric activity, outstanding context, earlier
- * turns, current status, (enricher annotations), transcript, footer. Protected
- * blocks (dialogue, plan, request, carry forward) and the footer render first; the
+ * Order: recent dialogue, current turn plan, current work, historical
+ * requests, compaction request, carry forward, files, decisions, Fabric
+ * activity, outstanding context, earlier turns, current status, (enricher
+ * annotations), transcript, footer. Protected blocks (dialogue, plan, current
+ * work, request, carry forward) and the footer render first; the
  * historical blocks share what remains of the 32 KiB ceiling. When their
  * capped demand fits, each keeps its own ceiling. Under pressure each keeps
  * its minimal form (header, labels, omission markers, fixed lines) plus a
@@ -30,16 +31,18 @@ export const SUMMARY_MAX_BYTES = 32 * 1024;
 export const BLOCK_CEILINGS = {
 	dialogue: 12288,
 	plan: 3072,
+	work: 4096,
 	historical: 4096,
 	request: 3072,
 	carry: 3072,
-	files: 4608,
+	files: 8192,
+	decisions: 3072,
 	activity: 2048,
 	outstanding: 4608,
-	turns: 3072,
+	turns: 2048,
 	status: 2048,
 	annotations: 1024,
-	transcript: 5120,
+	transcript: 3072,
 	footer: 1536,
 } as const satisfies Record<BlockKey | "dialogue" | "request" | "carry" | "footer", number>;
 
@@ -51,10 +54,12 @@ export const SECTION_SEPARATOR = "\n\n";
 export const BLOCK_ORDER = [
 	"dialogue",
 	"plan",
+	"work",
 	"historical",
 	"request",
 	"carry",
 	"files",
+	"decisions",
 	"activity",
 	"outstanding",
 	"turns",
@@ -72,6 +77,8 @@ export type OmittedCounts = Record<Exclude<OmissionKey, "status"> | "dialogueByt
 export function emptyOmittedCounts(): OmittedCounts {
 	return {
 		plan: 0,
+		work: 0,
+		decisions: 0,
 		goal: 0,
 		filesCreated: 0,
 		filesWritten: 0,
@@ -199,6 +206,8 @@ export interface RenderInput {
 	dialogue: RenderedDialogue;
 	/** The current turn's plan block, protected within its own ceiling. */
 	plan?: ViewBlock;
+	/** The current-work block, protected within its own ceiling. */
+	work?: ViewBlock;
 	/** Historical view blocks in any order; they render in `BLOCK_ORDER`. */
 	blocks: readonly ViewBlock[];
 	requestBlock?: string;
@@ -255,7 +264,7 @@ export function allocateBlocks(blocks: readonly ViewBlock[], pool: number): Map<
 	return fitted;
 }
 
-/** A protected view block within its own ceiling (the plan), before the historical blocks share the rest. */
+/** A protected view block within its own ceiling (plan, current work), before the historical blocks share the rest. */
 function fitProtected(block: ViewBlock | undefined): FittedBlock | undefined {
 	if (!block || !blockHasContent(block)) return undefined;
 	const ceiling = BLOCK_CEILINGS[block.key];
@@ -282,9 +291,11 @@ export function renderSummary(input: RenderInput): RenderOutput {
 	const dialogueText = truncateUtf8(input.dialogue.text, BLOCK_CEILINGS.dialogue);
 	const footer = renderFooter(input.footer);
 	const plan = fitProtected(input.plan);
+	const work = fitProtected(input.work);
 	const protectedText: Partial<Record<(typeof BLOCK_ORDER)[number], string>> = {
 		dialogue: dialogueText,
 		plan: plan?.text ?? "",
+		work: work?.text ?? "",
 		request: request.text,
 		carry: carry.text,
 		footer,
@@ -303,7 +314,8 @@ export function renderSummary(input: RenderInput): RenderOutput {
 	const blockBytes: RenderOutput["blockBytes"] = {};
 	for (const key of BLOCK_ORDER) {
 		if (key === "footer") continue;
-		const fittedBlock = key === "plan" ? plan : key in protectedText ? undefined : fitted.get(key as BlockKey);
+		const fittedBlock =
+			key === "plan" ? plan : key === "work" ? work : key in protectedText ? undefined : fitted.get(key as BlockKey);
 		const text = protectedText[key] ?? fittedBlock?.text ?? "";
 		if (!text) continue;
 		parts.push(text);

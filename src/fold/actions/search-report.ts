@@ -122,33 +122,37 @@ export function searchTimeoutText(asked: SearchAsked, budgetMs: number): string 
 	return `The regular expression ${JSON.stringify(asked.query)} ran past its ${budgetMs / 1000} s budget and was stopped, so nothing is reported. Search a literal text instead, or a pattern without nested repetition such as (a+)+.`;
 }
 
-function whereForPerson(hit: SearchHit, command: string, toolName: string): string[] {
+function whereForPerson(hit: SearchHit, command: string, toolName: string, page: number | undefined): string[] {
+	const see = `See it: /${command} peek ${hit.id}${page === undefined ? "" : ` ${page}`}`;
 	const at = `at ${readableBytes(hit.offset)} of ${readableBytes(hit.totalBytes)}`;
 	const what = hit.what
 		? `, in ${hit.what.startsWith("assistant") || hit.what === "user" ? `a ${hit.what} message` : `a ${hit.what}`}`
 		: "";
 	if (hit.source === "fold") {
 		const kind = hit.foldKind ? KIND_LABELS[hit.foldKind].toLowerCase() : "fold";
-		return [
-			`Fold ${hit.id} (${kind}${hit.parentId ? `, inside ${hit.parentId}` : ""})${what}, ${at}:`,
-			`See it: /${command} peek ${hit.id}`,
-		];
+		return [`Fold ${hit.id} (${kind}${hit.parentId ? `, inside ${hit.parentId}` : ""})${what}, ${at}:`, see];
 	}
-	if (hit.source === "entry")
-		return [`Compacted session entry ${hit.id}${what}, ${at}:`, `See it: /${command} peek ${hit.id}`];
+	if (hit.source === "entry") return [`Compacted session entry ${hit.id}${what}, ${at}:`, see];
 	const call = JSON.stringify({ action: "peek", id: hit.id });
 	return [`Evidence artifact ${hit.id.slice(0, 21)}…, ${at}:`, `The model reads it with ${toolName} ${call}`];
 }
 
 /** `/context search <text>` for the person. */
-export function searchReport(result: SearchResult, asked: SearchAsked & { command: string }): string {
+export function searchReport(
+	result: SearchResult,
+	asked: SearchAsked & {
+		command: string;
+		/** The `/context peek` page that shows a hit, when the caller paged its source. */
+		pageOf?: (hit: SearchHit) => number | undefined;
+	},
+): string {
 	const count = countText(result, "match", "matches");
 	const lines = [
 		`Search for ${queryLabel(asked)} in what the window no longer shows: ${count}.`,
 		`Searched ${searchedText(result)}; every source's sha256 was checked. Entries shown raw in the window are not searched.`,
 	];
 	result.hits.forEach((hit, index) => {
-		const [head, see] = whereForPerson(hit, asked.command, asked.toolName);
+		const [head, see] = whereForPerson(hit, asked.command, asked.toolName, asked.pageOf?.(hit));
 		lines.push(`  ${index + 1}. ${head}`, `       ${hit.context}`, `     ${see}`);
 	});
 	const rest = Math.min(result.total, SEARCH_COUNT_MAX) - result.hits.length;

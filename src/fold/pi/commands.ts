@@ -10,16 +10,24 @@
 import type { ExtensionAPI, ExtensionCommandContext, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { AutocompleteItem } from "@earendil-works/pi-tui";
 import { showOutput } from "../../host/output.ts";
+import { compileMatcher } from "../../text/matcher.ts";
 import { foldSpan } from "../actions/actions.ts";
 import { peekFold } from "../actions/peek.ts";
-import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS } from "../actions/search.ts";
+import { SEARCH_MAX_HITS, SEARCH_REGEX_BUDGET_MS, type SearchHit } from "../actions/search.ts";
 import { searchWorkspace } from "../actions/search-action.ts";
 import { searchReport, searchTimeoutText } from "../actions/search-report.ts";
 import type { ActionOutcome } from "../engine/workspace.ts";
 import { unfoldedChapters } from "../policy/ladder.ts";
-import { contextHints, contextReportLines, formatAfterFold } from "./context-report.ts";
+import { contextHints, contextReportLines, formatAfterFold, readableBytes } from "./context-report.ts";
 import { humanView, lastView, updateFooter } from "./footer.ts";
-import { formatPeekReport, PEEK_PAGE_ENTRIES, peekPages, unknownPeekId } from "./peek-report.ts";
+import {
+	formatPeekReport,
+	PEEK_PAGE_CHARS,
+	type PeekPages,
+	pageShowing,
+	peekSourcePages,
+	unknownPeekId,
+} from "./peek-report.ts";
 import { personText } from "./person-text.ts";
 import { heading, line, type ReportLine, title } from "./report-doc.ts";
 import { showReport } from "./report-view.ts";
@@ -38,8 +46,8 @@ type Subcommand = keyof typeof CONTEXT_SUBCOMMANDS;
 
 /**
  * Source bytes `/context peek` reads: the whole source (the verified read
- * reads the whole blob anyway), paged by entries for the person; the model
- * reads slices of PEEK_MAX_BYTES.
+ * reads the whole blob anyway), paged for the person; the model reads
+ * slices of PEEK_MAX_BYTES.
  */
 const PERSON_PEEK_BYTES = Number.MAX_SAFE_INTEGER;
 /** Fold ids offered after `peek `; the newest first, bounded so the menu stays usable. */
@@ -163,7 +171,7 @@ function report(runtime: FoldRuntime, ctx: ExtensionContext, tree: boolean, wind
 	return [...lines, heading(head), ...rows.map((row) => line(row))];
 }
 
-/** `/context peek <id> [page]`: outside the TUI a page of entries, whose last line names the next page's command. */
+/** `/context peek <id> [page]`: a page of the source, every entry whole; its last line names the next page's command. */
 async function peekReport(
 	runtime: FoldRuntime,
 	ctx: ExtensionContext,
@@ -177,19 +185,16 @@ async function peekReport(
 	const mark = fold ? undefined : ws.state.data.marks.find((item) => item.record.id === id)?.record;
 	const entryId = /^@?([^/@]+)/.exec(id)?.[1] ?? "";
 	if (!fold && !mark && !ws.view.indexById.has(entryId)) return [unknownPeekId(id, view.folds, command), "warning"];
-	const detail = view.status.folds.find((item) => item.id === id);
-	const entries = detail?.entryCount ?? mark?.sizes.entryCount ?? 1;
-	const pages = peekPages(entries, PEEK_PAGE_ENTRIES);
+	const outcome = await peekFold(ws, id, 0, PERSON_PEEK_BYTES);
+	if (!outcome.ok) return [`Could not read ${id} (${outcome.code}): ${outcome.text}`, "warning"];
+	const pages = peekSourcePages(outcome.text).pages.length;
 	const page = pageText === undefined ? 1 : Number(pageText);
 	if (extra.length > 0 || !Number.isInteger(page) || page < 1 || page > pages)
 		return [
-			`"${rest.slice(id.length).trim()}" is not a page of ${id}: it has ${pages} page${pages === 1 ? "" : "s"} of up to ${PEEK_PAGE_ENTRIES} entries (${entries} entries). /${command} peek ${id} ${Math.min(pages, 2)} shows page ${Math.min(pages, 2)}.`,
+			`"${rest.slice(id.length).trim()}" is not a page of ${id}: its source has ${pages} page${pages === 1 ? "" : "s"} of up to ${readableBytes(PEEK_PAGE_CHARS)} of text. /${command} peek ${id} ${Math.min(pages, 2)} shows page ${Math.min(pages, 2)}.`,
 			"warning",
 		];
-	const outcome = await peekFold(ws, id, 0, PERSON_PEEK_BYTES);
-	if (!outcome.ok) return [`Could not read ${id} (${outcome.code}): ${outcome.text}`, "warning"];
-	// The TUI view scrolls through every entry; elsewhere a page at a time, unless a page was asked for.
-	const scrolls = ctx.mode === "tui" && ctx.hasUI && pageText === undefined;
+	const detail = view.status.folds.find((item) => item.id === id);
 	return [
 		formatPeekReport({
 			id,
@@ -203,10 +208,35 @@ async function peekReport(
 			brief: fold?.brief ?? mark?.brief,
 			compacted: view.compacted.has(id),
 			command,
-			...(scrolls ? {} : { page: { number: page, entries: PEEK_PAGE_ENTRIES } }),
+			page,
 		}),
 		"info",
 	];
+}
+
+/**
+ * The peek page each hit shows on, for "See it": the hit's source read whole
+ * (verified, as `/context peek` reads it) and paged the same way, the page
+ * where the hit's entry shows the text searched for.
+ */
+async function hitPages(
+	ws: ReturnType<FoldRuntime["workspace"]>,
+	hits: readonly SearchHit[],
+	matches: (text: string) => boolean,
+): Promise<Map<SearchHit, number>> {
+	const paged = new Map<string, PeekPages | undefined>();
+	const found = new Map<SearchHit, number>();
+	for (const hit of hits) {
+		if (hit.source === "evidence" || hit.entryId === undefined) continue;
+		if (!paged.has(hit.id)) {
+			const outcome = await peekFold(ws, hit.id, 0, PERSON_PEEK_BYTES);
+			paged.set(hit.id, outcome.ok ? peekSourcePages(outcome.text) : undefined);
+		}
+		const pages = paged.get(hit.id);
+		const page = pages ? pageShowing(pages, hit.entryId, matches) : undefined;
+		if (page !== undefined) found.set(hit, page);
+	}
+	return found;
 }
 
 /** `/context search <text>`: the text as typed after the subcommand; `/…/` searches a regular expression. */
@@ -221,15 +251,17 @@ async function searchCommand(
 		return [`Name the text to find: /${command} search <text>, or /${command} search /regex/.`, "warning"];
 	const regex = typed.length > 2 && typed.startsWith("/") && typed.endsWith("/");
 	const query = regex ? typed.slice(1, -1) : typed;
-	const searched = await searchWorkspace(runtime.workspace(ctx, "command"), runtime.evidence, {
-		query,
-		regex,
-		limit: SEARCH_MAX_HITS,
-	});
+	const ws = runtime.workspace(ctx, "command");
+	const searched = await searchWorkspace(ws, runtime.evidence, { query, regex, limit: SEARCH_MAX_HITS });
 	if (!("result" in searched)) return [`Nothing searched: ${searched.text}`, "warning"];
 	const asked = { query, regex, toolName: runtime.options.toolName, command };
 	if (searched.result.timedOut) return [searchTimeoutText(asked, SEARCH_REGEX_BUDGET_MS), "warning"];
-	return [searchReport(searched.result, asked), "info"];
+	// The search's own matcher (it compiled, since the search ran), bounded in time as the search was.
+	const compiled = compileMatcher(query, regex);
+	const matches = (text: string) =>
+		compiled.ok && compiled.matcher.scan(text.split("\n"), 1, 1, SEARCH_REGEX_BUDGET_MS).total > 0;
+	const pages = await hitPages(ws, searched.result.hits, matches);
+	return [searchReport(searched.result, { ...asked, pageOf: (hit) => pages.get(hit) }), "info"];
 }
 
 /** Fold the oldest closed chapter that is not already folded and ends before the fresh tail. */

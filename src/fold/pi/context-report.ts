@@ -159,6 +159,17 @@ function foldLines(fold: FoldDetail, input: ContextReportInput): ReportLine[] {
 	return [head, line(`“${briefFirstLine(brief, fold.id, REPORT_BRIEF_CHARS)}”`, indent + 1)];
 }
 
+/**
+ * Pending marks that still hold text in the window: landing them changes the
+ * next request. A mark whose entries a later fold or a compaction already took
+ * out of the window frees nothing (its share reads 0); the next commit clears
+ * it, but until then it is not something pending for the person. An unknown
+ * share (no reading yet) counts as pending.
+ */
+export function marksInWindow(status: StatusDetails): StatusDetails["automatic"]["scheduling"]["pendingMarks"] {
+	return status.automatic.scheduling.pendingMarks.filter((mark) => mark.freedShare !== 0);
+}
+
 /** Scheduling, pending marks and when they land, the last commit in words. */
 function schedulingLines(status: StatusDetails): ReportLine[] {
 	const auto = status.automatic;
@@ -172,14 +183,24 @@ function schedulingLines(status: StatusDetails): ReportLine[] {
 			1,
 		),
 	];
-	if (marks.length > 0)
+	const live = marksInWindow(status);
+	if (live.length > 0)
 		lines.push(
 			field(
 				"Pending marks",
-				`${marks.length} (${marks.map((mark) => mark.id).join(", ")}); the window is unchanged until they commit`,
+				`${live.length} (${live.map((mark) => mark.id).join(", ")}); the window is unchanged until they commit`,
 				1,
 			),
 			muted(PENDING_MARKS_COMMIT_TEXT, 2),
+		);
+	const moot = marks.filter((mark) => !live.includes(mark));
+	if (moot.length > 0)
+		lines.push(
+			field(
+				"Marks already out of the window",
+				`${moot.length} (${moot.map((mark) => mark.id).join(", ")}): a later fold or a compaction took their entries out, so landing them changes nothing; the next commit clears them`,
+				1,
+			),
 		);
 	const last = auto.lastCommit;
 	lines.push(field("Commits this run", String(auto.commits), 1));

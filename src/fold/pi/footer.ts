@@ -8,7 +8,7 @@
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import type { StatusDetails } from "../engine/status-facts.ts";
-import { compactedFolds, formatFooter, heldOut, type WindowFacts } from "./context-report.ts";
+import { compactedFolds, formatFooter, heldOut, marksInWindow, type WindowFacts } from "./context-report.ts";
 import type { FoldRuntime } from "./runtime.ts";
 
 /** Footer status key; Pi shows statuses of all extensions side by side, ordered by key. */
@@ -46,10 +46,7 @@ export function updateFooter(runtime: FoldRuntime, ctx: ExtensionContext, view?:
 	// Print and json mode have no footer; skip the reading.
 	if (!ctx.hasUI) return;
 	const seen = view ?? humanView(runtime, ctx);
-	ctx.ui.setStatus(
-		FOOTER_STATUS_KEY,
-		formatFooter(seen.next, seen.held, seen.status.automatic.scheduling.pendingMarks.length),
-	);
+	ctx.ui.setStatus(FOOTER_STATUS_KEY, formatFooter(seen.next, seen.held, marksInWindow(seen.status).length));
 }
 
 /** Refresh the footer at the moments the window can change. Registered after the runtime, so its handlers ran. */

@@ -1,11 +1,12 @@
 /**
  * `/context peek <id> [page]` for a person: the fold's (or pending mark's)
  * brief in full, then its verified source as readable entries (who said
- * what, which tool ran), instead of the canonical JSON the model's `peek`
- * returns. Outside the TUI the entries come a page at a time and the last
- * line names the command for the next page; the TUI view scrolls, so there
- * a peek without a page shows every entry. Pure formatting over the `peek`
- * action's text; reading and verifying stay in `peek.ts` and
+ * what, which tool ran, and all of it), instead of the canonical JSON the
+ * model's `peek` returns. The source comes a page at a time (a few screens;
+ * an entry longer than a page goes on over the next), in the TUI as in
+ * print mode, and the last line names the command for the next page;
+ * `pageShowing` finds the page a search hit is on. Pure formatting over the
+ * `peek` action's text; reading and verifying stay in `peek.ts` and
  * `source-read.ts` (src/fold/actions/).
  */
 
@@ -14,10 +15,12 @@ import type { FoldDetail } from "../engine/status-facts.ts";
 import { COMMIT_MOMENTS } from "./commit-reasons.ts";
 import { readableBytes } from "./context-report.ts";
 
-/** Characters of one entry shown in a peek; the whole source is one model `peek` away. */
+/** Characters of one entry on a one-line row (the tool row's expanded peek); `/context peek` shows entries whole. */
 export const PEEK_ENTRY_CHARS = 400;
-/** Source entries on one page of a plain-text peek: at most ~8 KB, about a screenful. */
-export const PEEK_PAGE_ENTRIES = 20;
+/** Characters of source on one page of `/context peek`: a few screens. A page ends at a line; a longer line goes on. */
+export const PEEK_PAGE_CHARS = 8_000;
+/** An entry whose text is one line this short shares its head line ("e1 user: hello"). */
+const INLINE_TEXT_CHARS = 120;
 /** Fold ids suggested when a peek names none that exists. */
 const SUGGESTED_IDS = 5;
 
@@ -37,8 +40,8 @@ export interface PeekReportInput {
 	brief: string | undefined;
 	compacted: boolean;
 	command: string;
-	/** The page asked for (1-based) and entries per page; undefined: every entry (the TUI scrolls). */
-	page?: { number: number; entries: number };
+	/** The page asked for (1-based), of `peekSourcePages(outcomeText)`. */
+	page: number;
 }
 
 function oneLine(text: string, max: number): string {
@@ -46,7 +49,7 @@ function oneLine(text: string, max: number): string {
 	return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function textParts(content: unknown): string {
+function textParts(content: unknown, separator = " "): string {
 	if (typeof content === "string") return content;
 	if (!Array.isArray(content)) return "";
 	return content
@@ -57,22 +60,41 @@ function textParts(content: unknown): string {
 			return "";
 		})
 		.filter(Boolean)
-		.join(" ");
+		.join(separator);
 }
 
-/** One readable line for a session entry of a fold's source. */
-export function describeSourceEntry(entry: SessionEntry): string {
-	if (entry.type === "custom_message")
-		return `${entry.id} ${entry.customType}: ${oneLine(textParts(entry.content), PEEK_ENTRY_CHARS)}`;
-	if (entry.type !== "message") return `${entry.id} (${entry.type})`;
+/** Who an entry is from, and what it holds, as `describeSourceEntry` and `sourceEntryLines` head it. */
+function entryHead(entry: SessionEntry): { head: string; content: unknown } | undefined {
+	if (entry.type === "custom_message") return { head: `${entry.id} ${entry.customType}`, content: entry.content };
+	if (entry.type !== "message") return undefined;
 	const message = entry.message;
-	if (message.role === "toolResult") {
-		const status = message.isError ? " failed" : "";
-		return `${entry.id} ${message.toolName} result${status}: ${oneLine(textParts(message.content), PEEK_ENTRY_CHARS)}`;
-	}
+	if (message.role === "toolResult")
+		return {
+			head: `${entry.id} ${message.toolName} result${message.isError ? " failed" : ""}`,
+			content: message.content,
+		};
 	if (message.role === "user" || message.role === "assistant")
-		return `${entry.id} ${message.role}: ${oneLine(textParts(message.content), PEEK_ENTRY_CHARS)}`;
-	return `${entry.id} ${message.role}`;
+		return { head: `${entry.id} ${message.role}`, content: message.content };
+	return undefined;
+}
+
+/** One readable line for a session entry of a fold's source (a tool row's expanded peek). */
+export function describeSourceEntry(entry: SessionEntry): string {
+	const described = entryHead(entry);
+	if (described) return `${described.head}: ${oneLine(textParts(described.content), PEEK_ENTRY_CHARS)}`;
+	if (entry.type !== "message") return `${entry.id} (${entry.type})`;
+	return `${entry.id} ${entry.message.role}`;
+}
+
+/** A session entry of a fold's source as a person reads it whole: its head, then every line of its text, indented. */
+export function sourceEntryLines(entry: SessionEntry): string[] {
+	const described = entryHead(entry);
+	if (!described) return [describeSourceEntry(entry)];
+	const text = textParts(described.content, "\n").replace(/\s+$/, "");
+	const lines = text.split("\n");
+	if (lines.length === 1 && (lines[0] ?? "").length <= INLINE_TEXT_CHARS)
+		return [`${described.head}: ${lines[0] ?? ""}`];
+	return [`${described.head}:`, ...lines.map((line) => `  ${line}`)];
 }
 
 /** Split a peek text into its header and source lines. */
@@ -82,43 +104,93 @@ function splitPeek(text: string): { header: string[]; source: string[] } {
 	return { header: text.slice(0, at).split("\n"), source: text.slice(at + 2).split("\n") };
 }
 
-function sourceLines(lines: readonly string[]): string[] {
-	return lines
-		.filter((line) => line.trim() !== "")
-		.map((line) => {
-			try {
-				return `  ${describeSourceEntry(JSON.parse(line) as SessionEntry)}`;
-			} catch {
-				return "  … (an entry cut at the end of this slice)";
+/** A line of a peek's source, with the entry it belongs to (its position and id). */
+interface PeekLine {
+	text: string;
+	entry: number;
+	entryId: string;
+}
+
+/** The source of a peek, cut into pages of about PEEK_PAGE_CHARS. */
+export interface PeekPages {
+	pages: PeekLine[][];
+	entries: number;
+}
+
+/** Every source entry of a peek text, whole, as lines (indented under the report's "Source:" heading). */
+function sourceLines(lines: readonly string[]): PeekLine[] {
+	const out: PeekLine[] = [];
+	let entry = 0;
+	for (const line of lines) {
+		if (line.trim() === "") continue;
+		entry++;
+		let parsed: SessionEntry | undefined;
+		try {
+			parsed = JSON.parse(line) as SessionEntry;
+		} catch {
+			out.push({ text: "  … (an entry cut at the end of this slice)", entry, entryId: "" });
+			continue;
+		}
+		for (const text of sourceEntryLines(parsed)) out.push({ text: `  ${text}`, entry, entryId: parsed.id });
+	}
+	return out;
+}
+
+/** A peek's source in pages: each at most `pageChars` characters, a longer line split over pages. */
+export function peekSourcePages(outcomeText: string, pageChars = PEEK_PAGE_CHARS): PeekPages {
+	const lines = sourceLines(splitPeek(outcomeText).source);
+	const pages: PeekLine[][] = [[]];
+	let used = 0;
+	for (const line of lines) {
+		for (let at = 0; at === 0 || at < line.text.length; at += pageChars) {
+			const text = at === 0 ? line.text.slice(0, pageChars) : `    ${line.text.slice(at, at + pageChars)}`;
+			if (used > 0 && used + text.length > pageChars) {
+				pages.push([]);
+				used = 0;
 			}
-		});
+			pages.at(-1)?.push({ ...line, text });
+			used += text.length + 1;
+		}
+	}
+	return { pages, entries: lines.at(-1)?.entry ?? 0 };
 }
 
-/** Pages of `count` entries, `per` to a page (at least one page). */
-export function peekPages(count: number, per: number): number {
-	return Math.max(1, Math.ceil(count / per));
+/**
+ * The page (1-based) where entry `entryId` shows text that `matches`, else
+ * where the entry starts; undefined when the source has no such entry. A
+ * search hit's "See it" names it, so the person lands on the fact.
+ */
+export function pageShowing(paged: PeekPages, entryId: string, matches: (text: string) => boolean): number | undefined {
+	let first: number | undefined;
+	for (const [index, page] of paged.pages.entries()) {
+		const lines = page.filter((line) => line.entryId === entryId);
+		if (lines.length === 0) continue;
+		first ??= index + 1;
+		if (matches(lines.map((line) => line.text).join("\n"))) return index + 1;
+	}
+	return first;
 }
 
-/** The entries of the page asked for, and the line under them: which page this is and the command for the next. */
-function pageOf(
-	entries: readonly string[],
-	input: PeekReportInput,
-): { shown: readonly string[]; footer: string | undefined } {
-	const page = input.page;
-	if (!page || entries.length <= page.entries) return { shown: entries, footer: undefined };
-	const pages = peekPages(entries.length, page.entries);
-	const first = (page.number - 1) * page.entries;
-	const shown = entries.slice(first, first + page.entries);
-	const where = `Page ${page.number} of ${pages} (entries ${first + 1}–${first + shown.length} of ${entries.length}).`;
+/** The page asked for, and the line under it: which page this is and the command for the next. */
+function pageOf(paged: PeekPages, input: PeekReportInput): { shown: string[]; footer: string | undefined } {
+	const page = paged.pages[input.page - 1] ?? [];
+	const shown = page.map((line) => line.text);
+	if (paged.pages.length <= 1) return { shown, footer: undefined };
+	const from = page[0]?.entry ?? 0;
+	const to = page.at(-1)?.entry ?? from;
+	const previous = paged.pages[input.page - 2]?.at(-1)?.entry;
+	// An entry the page before began goes on here: say so above its rest.
+	if (previous !== undefined && previous === from) shown.unshift(`  (entry ${from} continued)`);
+	const where = `Page ${input.page} of ${paged.pages.length} (entries ${from}–${to} of ${paged.entries}).`;
 	const next =
-		page.number < pages
-			? ` Next: /${input.command} peek ${input.id} ${page.number + 1}`
+		input.page < paged.pages.length
+			? ` Next: /${input.command} peek ${input.id} ${input.page + 1}`
 			: ` The last page; the first: /${input.command} peek ${input.id} 1`;
 	return { shown, footer: where + next };
 }
 
 export function formatPeekReport(input: PeekReportInput): string {
-	const { header, source } = splitPeek(input.outcomeText);
+	const { header } = splitPeek(input.outcomeText);
 	const range = /Bytes (\d+)–(\d+) of (\d+)/.exec(header.join(" "));
 	const hash = /sha256 ([0-9a-f]{64})/.exec(header.join(" "))?.[1];
 	const shown = range ? Number(range[2]) - Number(range[1]) : undefined;
@@ -146,7 +218,7 @@ export function formatPeekReport(input: PeekReportInput): string {
 		shown !== undefined && total !== undefined && shown < total
 			? `, the first ${readableBytes(shown)} of ${readableBytes(total)}`
 			: "";
-	const paged = pageOf(sourceLines(source), input);
+	const paged = pageOf(peekSourcePages(input.outcomeText), input);
 	lines.push(`Source (${verified}${partial}):`, ...paged.shown);
 	if (partial) lines.push("  … more follows; the model reads the rest with its peek action (offset).");
 	if (paged.footer) lines.push(paged.footer);

@@ -1,8 +1,8 @@
 /**
  * How the context tool looks in Pi's TUI: one line per call and one line per
- * result, the result's first line whole (sizes readable) unless it is longer
- * than a row; the full text, refusals included, and a peek's source show when
- * the person expands the tool row. The line formatting is pure (tested
+ * result, the result's first line (sizes readable) as the complete sentences
+ * that fit a row; expanding the row shows the whole text once, refusals
+ * included, and a peek's source. The line formatting is pure (tested
  * directly); `renderCall` / `renderResult` only wrap it in themed `Text`.
  * Nothing here changes what the model reads.
  */
@@ -11,7 +11,7 @@ import type { AgentToolResult } from "@earendil-works/pi-agent-core";
 import type { Theme, ToolDefinition, ToolRenderResultOptions } from "@earendil-works/pi-coding-agent";
 import { type Component, Text } from "@earendil-works/pi-tui";
 import type { StatusDetails } from "../engine/status-facts.ts";
-import { readableBytes } from "./context-report.ts";
+import { marksInWindow, readableBytes } from "./context-report.ts";
 import { describeSourceEntry } from "./peek-report.ts";
 import { personText } from "./person-text.ts";
 
@@ -27,7 +27,7 @@ export interface ToolDetails {
 /** Pi's render context (not exported by name from the package root). */
 type ToolRenderContext = Parameters<NonNullable<ToolDefinition["renderCall"]>>[2];
 
-/** Characters of a result's first line on the collapsed row; a longer line is cut at a word and shown whole on expand. */
+/** Characters of a result's first line on the collapsed row; a longer line shows its sentences that fit, and whole on expand. */
 export const RESULT_LINE_CHARS = 160;
 /** Source entries an expanded peek shows; the model's result holds them all. */
 export const EXPANDED_PEEK_ENTRIES = 200;
@@ -79,26 +79,65 @@ export interface ResultView {
 	level: "success" | "error" | "muted";
 	/** Shown only when the row is expanded. */
 	body: string[];
+	/** What the row's line reads when expanded, when that says more than `line` (the whole first line). */
+	expandedLine?: string;
+}
+
+/** A sentence ends at `.`, `!` or `?` before a space and a capital, a quote, a bracket or a digit. */
+const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z0-9"'`([{])/;
+/** Where a sentence too long for a row may end early, best first: a clause it can stand without. */
+const CLAUSE_ENDS = ["; ", ": ", ", "];
+
+/**
+ * A line too long for a row, as a complete sentence that fits: its first
+ * sentences while they fit, else the first sentence up to its last clause
+ * that fits, with a full stop; a cut at a word with "…" only when no clause
+ * does.
+ */
+function wholeSentences(first: string, width: number): string {
+	let line = "";
+	for (const sentence of first.split(SENTENCE_END)) {
+		const next = line === "" ? sentence : `${line} ${sentence}`;
+		if (next.length > width) break;
+		line = next;
+	}
+	if (line !== "") return line;
+	const room = first.slice(0, width - 1);
+	for (const clause of CLAUSE_ENDS) {
+		const at = room.lastIndexOf(clause);
+		if (at > width / 3) return `${room.slice(0, at).replace(/[\s.,;:]+$/, "")}.`;
+	}
+	const space = room.lastIndexOf(" ");
+	return `${(space > width / 2 ? room.slice(0, space) : room).trimEnd()}…`;
 }
 
 /**
- * The collapsed line: the text's first line, sizes readable, cut only when
- * longer than a row (at a word, with "…"). `whole` says whether the line
- * already holds all of the text, so expanding has nothing to add.
+ * The collapsed line: the text's first line, sizes readable, as complete
+ * sentences that fit a row. `whole` says whether the line already holds all
+ * of the text, so expanding has nothing to add; `first` is the whole first
+ * line, which the expanded row reads in its place.
  */
-function summaryLine(text: string): { line: string; whole: boolean } {
+function summaryLine(text: string, width = RESULT_LINE_CHARS): { line: string; whole: boolean; first: string } {
 	const trimmed = text.trim();
 	const first = personText(trimmed.split("\n", 1)[0] ?? "");
 	const single = !trimmed.includes("\n");
-	if (first.length <= RESULT_LINE_CHARS) return { line: first, whole: single };
-	const cut = first.slice(0, RESULT_LINE_CHARS - 1);
-	const space = cut.lastIndexOf(" ");
-	return { line: `${(space > RESULT_LINE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`, whole: false };
+	if (first.length <= width) return { line: first, whole: single, first };
+	return { line: wholeSentences(first, width), whole: false, first };
 }
 
-/** The full text as expanding shows it: every line, sizes readable. */
-function fullBody(text: string): string[] {
-	return personText(text.trim()).split("\n");
+/** The text after its first line, as expanding shows it below the whole first line: sizes readable. */
+function restBody(text: string): string[] {
+	const trimmed = personText(text.trim());
+	const at = trimmed.indexOf("\n");
+	return at === -1 ? [] : trimmed.slice(at + 1).split("\n");
+}
+
+/** A row made from the text itself: complete sentences collapsed, the whole text (once) expanded. */
+function textView(text: string, level: ResultView["level"], prefix = ""): ResultView {
+	const { line, whole, first } = summaryLine(text, RESULT_LINE_CHARS - prefix.length);
+	const view: ResultView = { line: `${prefix}${line}`, level, body: whole ? [] : restBody(text) };
+	if (!whole && first !== line) view.expandedLine = `${prefix}${first}`;
+	return view;
 }
 
 function peekBody(text: string): string[] {
@@ -116,16 +155,12 @@ function peekBody(text: string): string[] {
 
 /** The one result line and what expanding shows. */
 export function resultView(details: ToolDetails | undefined, text: string): ResultView {
-	if (!details) {
-		const { line, whole } = summaryLine(text);
-		return { line, level: "muted", body: whole ? [] : fullBody(text) };
-	}
+	if (!details) return textView(text, "muted");
 	if (!details.ok) {
 		// The tool's text is `Error (code): reason… Nothing changed.`; the row leads with the code once.
 		const code = details.code ?? "refused";
 		const reason = text.trim().replace(/^Error \([^)]*\):\s*/, "");
-		const { line, whole } = summaryLine(reason);
-		return { line: `${code}: ${line}`, level: "error", body: whole ? [] : fullBody(reason) };
+		return textView(reason, "error", `${code}: `);
 	}
 	if (details.action === "search") {
 		const count =
@@ -140,17 +175,16 @@ export function resultView(details: ToolDetails | undefined, text: string): Resu
 		return { line: `read ${what}:${size}, sha256 verified`, level: "success", body: peekBody(text) };
 	}
 	if (details.action === "status") {
-		const { counts, budget, automatic } = details.status;
+		const { counts, budget } = details.status;
 		const share = budget.occupancy === null ? "" : `${(100 * budget.occupancy).toFixed(0)}% of the budget, `;
-		const marks = automatic.scheduling.pendingMarks.length;
+		const marks = marksInWindow(details.status).length;
 		return {
 			line: `${share}${counts.folds} folds (${counts.collapsed} collapsed)${marks > 0 ? `, ${marks} marks pending` : ""}`,
 			level: "success",
 			body: text.split("\n"),
 		};
 	}
-	const { line, whole } = summaryLine(text);
-	return { line, level: "success", body: whole ? [] : fullBody(text) };
+	return textView(text, "success");
 }
 
 export function renderContextCall(label: string) {
@@ -170,8 +204,9 @@ export function renderContextResult(
 	if (options.isPartial) return new Text(theme.fg("muted", "…"), 0, 0);
 	const first = result.content.find((part) => part.type === "text");
 	const view = resultView(result.details, first?.type === "text" ? first.text : "");
-	let line = theme.fg(view.level, view.line);
-	if (view.body.length > 0 && !options.expanded)
+	// Expanded, the row reads the whole first line in place of its summary: nothing shows twice.
+	let line = theme.fg(view.level, options.expanded ? (view.expandedLine ?? view.line) : view.line);
+	if ((view.body.length > 0 || view.expandedLine !== undefined) && !options.expanded)
 		line += ` ${theme.fg("dim", `(${context.keyHint("app.tools.expand", "to expand")})`)}`;
 	const body = options.expanded ? view.body.map((item) => theme.fg("dim", item)) : [];
 	return new Text([line, ...body].join("\n"), 0, 0);

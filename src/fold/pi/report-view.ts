@@ -38,6 +38,12 @@ function styled(theme: Theme, item: ReportLine): string {
 
 /** A scrollable report; `done` closes it. Exported for its paging test. */
 export class ReportView implements Component {
+	/**
+	 * In Pi's full-screen mode (its default) PgUp/PgDn scroll the transcript
+	 * unless the focused component captures them, as Pi's own lists do: the
+	 * view claims them, so the keys its hint names page the report.
+	 */
+	readonly capturesViewportInput = true;
 	private top = 0;
 	private rendered: string[] = [];
 	private readonly tui: TUI;

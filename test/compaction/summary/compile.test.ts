@@ -172,6 +172,7 @@ describe("compileSummary on a branched session", () => {
 			[
 				"activity",
 				"annotations",
+				"decisions",
 				"dialogueBytes",
 				"filesCreated",
 				"filesModified",
@@ -182,6 +183,7 @@ describe("compileSummary on a branched session", () => {
 				"plan",
 				"transcript",
 				"turns",
+				"work",
 			].sort(),
 		);
 		expect(result.text).toContain("[Compaction Request]\nInstructions: x");

@@ -231,10 +231,10 @@ describe("activity, turns, status and transcript", () => {
 		]);
 	});
 
-	it("summarizes each turn with its first context line, tool counts and latest named run", () => {
+	it("summarizes each turn by its address (the request is quoted elsewhere), tool counts and latest named run", () => {
 		const { b, user, call } = fabricSession();
 		const [turn] = lines(projectTurns(eventsOf(b)));
-		expect(turn).toBe(`@${user} user: "build the index second line" [fabric_exec×1; run "Index" → succeeded]`);
+		expect(turn).toBe(`@${user} user [fabric_exec×1; run "Index" → succeeded]`);
 		expect(call).toBeDefined();
 	});
 

@@ -11,8 +11,9 @@ import {
 	TURNS_HEADER,
 } from "../../../src/compaction/summary/projections-activity.ts";
 import { FILES_HEADER, OUTSTANDING_HEADER } from "../../../src/compaction/summary/projections-files.ts";
-import type { ViewBlock, ViewItem } from "../../../src/compaction/summary/projections-model.ts";
+import { blockHasContent, type ViewBlock, type ViewItem } from "../../../src/compaction/summary/projections-model.ts";
 import { PLAN_HEADER } from "../../../src/compaction/summary/projections-plan.ts";
+import { DECISIONS_HEADER, WORK_HEADER } from "../../../src/compaction/summary/projections-work.ts";
 import {
 	allocateBlocks,
 	BLOCK_CEILINGS,
@@ -34,10 +35,12 @@ import { generateSession, SessionBuilder, traceV1 } from "../../fixtures/compact
 const HEADER_BY_BLOCK = {
 	dialogue: DIALOGUE_HEADER,
 	plan: PLAN_HEADER,
+	work: WORK_HEADER,
 	historical: HISTORICAL_HEADER,
 	request: REQUEST_BLOCK_HEADER,
 	carry: CARRY_FORWARD_HEADER,
 	files: FILES_HEADER,
+	decisions: DECISIONS_HEADER,
 	activity: ACTIVITY_HEADER,
 	outstanding: OUTSTANDING_HEADER,
 	turns: TURNS_HEADER,
@@ -80,7 +83,7 @@ function pressureSession(turns = 60): SessionBuilder {
 				),
 			},
 		});
-		b.assistant(`Answer ${turn} ${"ответ ".repeat(800)}`);
+		b.assistant(`Answer ${turn} ${"ответ ".repeat(800)}\nI'll use the ${"слой ".repeat(60)} adapter ${turn} instead.`);
 	}
 	return b;
 }
@@ -91,16 +94,18 @@ describe("render constants", () => {
 		expect(BLOCK_CEILINGS).toEqual({
 			dialogue: 12288,
 			plan: 3072,
+			work: 4096,
 			historical: 4096,
 			request: 3072,
 			carry: 3072,
-			files: 4608,
+			files: 8192,
+			decisions: 3072,
 			activity: 2048,
 			outstanding: 4608,
-			turns: 3072,
+			turns: 2048,
 			status: 2048,
 			annotations: 1024,
-			transcript: 5120,
+			transcript: 3072,
 			footer: 1536,
 		});
 	});
@@ -109,10 +114,12 @@ describe("render constants", () => {
 		expect(Object.values(HEADER_BY_BLOCK)).toEqual([
 			"[Recent user directions and discussion]",
 			"[Current Turn Plan]",
+			"[Current Work]",
 			"[Historical requests]",
 			"[Compaction Request]",
 			"[Carry Forward]",
 			"[Files And Changes]",
+			"[Decisions]",
 			"[Fabric Activity]",
 			"[Outstanding Context]",
 			"[Earlier Turns]",
@@ -194,11 +201,11 @@ describe("renderSummary", () => {
 		// Minimal forms: header + "\n- @e1 " + 32 text bytes = 60, 58 and 54 bytes; demands are the ceilings.
 		expect(blocks.map((candidate) => minimalBlock(candidate).bytes)).toEqual([60, 58, 54]);
 		const bytes = (pool: number) => [...allocateBlocks(blocks, pool).values()].map((fitted) => fitted.bytes);
-		// Demand (4096 + 4608 + 3072) fits: every block keeps its ceiling render.
-		expect(bytes(11_776)).toEqual([4_096, 4_608, 3_072]);
-		// Extra pool 6000 over extra demand 4036 + 4550 + 3018 = 11604:
-		// floor(6000 × 4036 / 11604) = 2086; floor(3914 × 4550 / 7568) = 2353; the last takes the remaining 1561.
-		expect(bytes(6_172)).toEqual([60 + 2_086, 58 + 2_353, 54 + 1_561]);
+		// Demand (4096 + 8192 + 2048) fits: every block keeps its ceiling render.
+		expect(bytes(14_336)).toEqual([4_096, 8_192, 2_048]);
+		// Extra pool 6000 over extra demand 4036 + 8134 + 1994 = 14164:
+		// floor(6000 × 4036 / 14164) = 1709; floor(4291 × 8134 / 10128) = 3446; the last takes the remaining 845.
+		expect(bytes(6_172)).toEqual([60 + 1_709, 58 + 3_446, 54 + 845]);
 		// No extra pool: minimal forms only.
 		expect(bytes(172)).toEqual([60, 58, 54]);
 	});
@@ -208,7 +215,8 @@ describe("renderSummary", () => {
 		const result = compileSummary({ entries: b.entries });
 		expect(result.bytes).toBeLessThan(SUMMARY_MAX_BYTES - 4096);
 		const branch = normalizeBranch(b.entries);
-		for (const block of projectSummary(branch.events, branch.cutEventIndex).blocks) {
+		// A block with nothing to show (no decisions in a generated session) is not rendered at all.
+		for (const block of projectSummary(branch.events, branch.cutEventIndex).blocks.filter(blockHasContent)) {
 			const expected = fitBlock(block, BLOCK_CEILINGS[block.key]);
 			expect(result.text).toContain(expected?.text);
 		}

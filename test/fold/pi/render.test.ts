@@ -1,6 +1,8 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
+import { expandFold, foldSpan, unmarkFold } from "../../../src/fold/actions/actions.ts";
 import type { FoldDetail, StatusDetails } from "../../../src/fold/engine/status-facts.ts";
+import type { ActionOutcome } from "../../../src/fold/engine/workspace.ts";
 import { contextCompletions, parseContextArgs } from "../../../src/fold/pi/commands.ts";
 import {
 	budgetSource,
@@ -10,9 +12,12 @@ import {
 	readableBytes,
 	shortTokens,
 } from "../../../src/fold/pi/context-report.ts";
+import { personText } from "../../../src/fold/pi/person-text.ts";
 import type { ToolDetails } from "../../../src/fold/pi/render-tool.ts";
 import { callLine, RESULT_LINE_CHARS, resultView } from "../../../src/fold/pi/render-tool.ts";
 import { servingBudget } from "../../../src/fold/policy/budget.ts";
+import { FoldBranch } from "../../fixtures/fold.ts";
+import { foldWorkspace } from "../../fixtures/workspace.ts";
 
 describe("human formatting", () => {
 	it("sizes and the footer", () => {
@@ -72,16 +77,24 @@ describe("human formatting", () => {
 		expect(refused).toEqual({ line: "fresh-tail: Too new. Try later.", level: "error", body: [] });
 	});
 
-	it("a result row reads past its first colon, sizes readable, and a long one expands to its whole text", () => {
+	it("a result row reads past its first colon, sizes readable, as whole sentences; expanded, the whole text once", () => {
 		const marked =
 			"Marked tool-batch f-000000000007 (2 entries, 13782 bytes): it folds at the next commit, together with every other pending mark; the window is unchanged until then. " +
 			'Withdraw it with active_context {"action":"unmark","id":"f-000000000007"}.';
 		const view = resultView({ action: "fold", ok: true } as ToolDetails, marked);
-		expect(view.line).toMatch(
-			/^Marked tool-batch f-000000000007 \(2 entries, 13\.5 KB\): it folds at the next commit, .*…$/,
+		expect(view.line).toBe(
+			"Marked tool-batch f-000000000007 (2 entries, 13.5 KB): it folds at the next commit, together with every other pending mark; the window is unchanged until then.",
 		);
-		expect(view.line.length).toBeLessThanOrEqual(RESULT_LINE_CHARS);
-		expect(view.body.join(" ")).toContain('Withdraw it with active_context {"action":"unmark","id":"f-000000000007"}.');
+		// A first sentence longer than a row ends at its last clause that fits.
+		const longer = resultView(
+			{ action: "fold", ok: true } as ToolDetails,
+			marked.replace("until then", "until the runtime commits at a turn boundary"),
+		);
+		expect(longer.line).toBe(
+			"Marked tool-batch f-000000000007 (2 entries, 13.5 KB): it folds at the next commit, together with every other pending mark.",
+		);
+		expect(view.expandedLine).toBe(personText(marked));
+		expect(view.body).toEqual([]);
 
 		const reason =
 			"Span is exactly fold f-000000000003 (tool-batch); nothing new to fold. Use rebrief to change its brief, or name a wider span.";
@@ -90,10 +103,8 @@ describe("human formatting", () => {
 			`Error (already-folded): ${reason} Nothing changed.`,
 		);
 		expect(error.level).toBe("error");
-		expect(error.line.startsWith("already-folded: Span is exactly fold f-000000000003 (tool-batch); nothing new")).toBe(
-			true,
-		);
-		expect(`${error.line} ${error.body.join(" ")}`).toContain("Use rebrief to change its brief");
+		expect(error.line).toBe(`already-folded: ${reason} Nothing changed.`);
+		expect(error.expandedLine).toBeUndefined();
 		expect(error.line).not.toContain("Error (");
 
 		const folded = resultView(
@@ -106,6 +117,46 @@ describe("human formatting", () => {
 
 		const short = resultView({ action: "protect", ok: true } as ToolDetails, "Protected e3…e5 (3 entries).");
 		expect(short).toEqual({ line: "Protected e3…e5 (3 entries).", level: "success", body: [] });
+	});
+
+	it("every row the fold actions produce reads as complete sentences that fit, and expands to its text without repeating it", async () => {
+		const b = new FoldBranch();
+		b.user("go");
+		b.tool({ id: "old", name: "bash", args: { command: "ls -la" } }, "o".repeat(16_000));
+		b.tool({ id: "mid", name: "read", args: { path: "src/index.ts" } }, "m".repeat(9_000));
+		b.assistant("done with the first part");
+		b.user("next");
+		b.tool({ id: "next", name: "bash" }, "n".repeat(12_000));
+		b.tool({ id: "tail", name: "bash" }, "t".repeat(400));
+		const epoch = foldWorkspace(b.entries, { options: { foldScheduling: "epoch" } });
+		const immediate = foldWorkspace(b.entries);
+		const outcomes = [await foldSpan(epoch.ws(), ["old"]), await foldSpan(epoch.ws(), ["old", "mid"])];
+		epoch.apply(outcomes[0] as ActionOutcome);
+		outcomes.push(await foldSpan(epoch.ws(), ["old"]), unmarkFold(epoch.ws(), outcomes[0]?.foldId ?? ""));
+		const batch = await foldSpan(immediate.ws(), ["old"]);
+		immediate.apply(batch);
+		const second = await foldSpan(immediate.ws(), ["mid"]);
+		immediate.apply(second);
+		const joined = await foldSpan(immediate.ws(), [batch.foldId ?? "", second.foldId ?? ""]);
+		outcomes.push(batch, second, joined, await foldSpan(immediate.ws(), [batch.foldId ?? ""]));
+		immediate.apply(joined);
+		const expanded = await expandFold(immediate.ws(), joined.foldId ?? "");
+		outcomes.push(expanded, await foldSpan(immediate.ws(), ["nope"]));
+		expect(outcomes.length).toBeGreaterThanOrEqual(9);
+		for (const outcome of outcomes) {
+			const details = {
+				action: "fold",
+				ok: outcome.ok,
+				...(outcome.code ? { code: outcome.code } : {}),
+			} as ToolDetails;
+			const text = outcome.ok ? outcome.text : `Error (${outcome.code}): ${outcome.text} Nothing changed.`;
+			const view = resultView(details, text);
+			expect(view.line.length, view.line).toBeLessThanOrEqual(RESULT_LINE_CHARS);
+			expect(view.line, view.line).toMatch(/[.!?)]$/);
+			const shown = [view.expandedLine ?? view.line, ...view.body].join("\n");
+			const prefix = outcome.ok ? "" : `${outcome.code}: `;
+			expect(shown).toBe(`${prefix}${personText(text.replace(/^Error \([^)]*\):\s*/, "")).trim()}`);
+		}
 	});
 
 	it("/context tells folds apart by their briefs' first lines, without repeating kind and id", () => {
