@@ -7,8 +7,9 @@
  * Structure only: a declaration keyword common to the usual languages
  * (`function`, `class`, `interface`, `type`, `enum`, `const`, `let`, `var`,
  * `def`, `fn`, `func`, `struct`, `trait`) followed by a name or a
- * destructuring pattern, and the names inside an `import { … }` or
- * `from … import …`. Names shorter than
+ * destructuring pattern, a class method (a name and its parameters opening
+ * a block on one line, modifiers allowed: `private showThemeSelector(): void {`),
+ * and the names inside an `import { … }` or `from … import …`. Names shorter than
  * `MIN_IDENTIFIER_CHARS` are left out, as the reference reader leaves them
  * out (src/text/references.ts).
  */
@@ -21,6 +22,14 @@ export const DECLARED_NAMES_SCAN_MAX_CHARS = 256 * 1024;
 /** A declaration keyword and the name it declares (`export`, `async`, `default`, `pub` may precede it). */
 const DECLARATION =
 	/(?:^|[\s;{(])(?:function\*?|class|interface|type|enum|const|let|var|def|fn|func|struct|trait|module|namespace)\s+([A-Za-z_$][\w$]*)/g;
+/**
+ * A method of a class (TypeScript, JavaScript): a line that is a name, its
+ * parameters and an opening brace, after optional modifiers and before an
+ * optional return type. Calls never end in `{` on their line; arrow callbacks
+ * (`it("x", () => {`) have `=>` there. A read's line-number prefix (`12→`) may lead.
+ */
+const METHOD =
+	/^(?:[ \t]*\d+(?:→|\t|:))?[ \t]*(?:(?:public|private|protected|static|async|override|abstract|readonly|get|set)\s+)*([A-Za-z_$][\w$]*)\s*(?:<[^>\n]*>)?\s*\([^)\n]*\)\s*(?::\s*[^{\n;=]+)?\{\s*$/gm;
 /** A destructuring declaration: `const [events, setEvents] = …`, `let { data, error } = …`. */
 const DESTRUCTURING = /\b(?:const|let|var)\s+[[{]([^\]}=]{1,400})[\]}]\s*=/g;
 /** The braces of an ES import, and Python's `from x import a, b`. */
@@ -47,6 +56,8 @@ const KEYWORDS: ReadonlySet<string> = new Set([
 	"object",
 	"unknown",
 	"undefined",
+	"switch",
+	"constructor",
 ]);
 
 /** Names a text declares, then those it imports, each once, in order of appearance. */
@@ -58,8 +69,12 @@ export function declaredNames(text: string): string[] {
 		const trimmed = name?.trim() ?? "";
 		if (trimmed.length >= MIN_IDENTIFIER_CHARS && NAME.test(trimmed) && !KEYWORDS.has(trimmed)) into.add(trimmed);
 	};
-	// `type X` inside an import's braces is an import, not a declaration.
-	for (const match of body.replace(IMPORT_BRACES, " ").matchAll(DECLARATION)) keep(declared, match[1]);
+	// `type X` inside an import's braces is an import, not a declaration. Declarations and methods in order of appearance.
+	const unbraced = body.replace(IMPORT_BRACES, " ");
+	const found = [...unbraced.matchAll(DECLARATION), ...unbraced.matchAll(METHOD)].sort(
+		(a, b) => (a.index ?? 0) - (b.index ?? 0),
+	);
+	for (const match of found) keep(declared, match[1]);
 	for (const match of body.matchAll(DESTRUCTURING)) {
 		for (const item of (match[1] ?? "").split(","))
 			keep(

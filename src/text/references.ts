@@ -61,6 +61,11 @@ function chunkReference(chunk: string): string | undefined {
 	return FILE_NAME.test(token) && !/^\d/.test(token) ? token : undefined;
 }
 
+/** True for a word that reads as a code identifier (long enough, and code-shaped), as `referenceTokens` counts one. */
+export function isCodeIdentifier(word: string): boolean {
+	return word.length >= MIN_IDENTIFIER_CHARS && CODE_SHAPE.test(word);
+}
+
 /** Reference tokens of a text: paths (as written), code identifiers, hex ids, URLs. */
 export function referenceTokens(text: string): Set<string> {
 	const out = new Set<string>();
@@ -71,7 +76,7 @@ export function referenceTokens(text: string): Set<string> {
 	}
 	for (const match of body.matchAll(WORD)) {
 		const word = match[0];
-		if (word.length >= MIN_IDENTIFIER_CHARS && CODE_SHAPE.test(word)) out.add(word);
+		if (isCodeIdentifier(word)) out.add(word);
 	}
 	for (const match of body.matchAll(HEX_ID)) if (HEX_HAS_DIGIT_AND_LETTER.test(match[0])) out.add(match[0]);
 	return out;

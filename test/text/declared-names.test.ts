@@ -34,6 +34,23 @@ describe("declaredNames", () => {
 		]);
 	});
 
+	it("reads class methods, with modifiers and a read's line numbers, but not calls, callbacks or control flow", () => {
+		const code = [
+			"export class ThemeSelector {",
+			"\tprivate showThemeSelector(): void {",
+			"\tasync loadThemes<T>(dir: string): Promise<T[]> {",
+			"\tstatic defaultTheme() {",
+			"\tthis.renderPanel(theme);",
+			'\tdescribe("selector", () => {',
+			"\tswitch (level) {",
+			"\tconstructor(settings: Settings) {",
+			"}",
+		].join("\n");
+		expect(declaredNames(code)).toEqual(["ThemeSelector", "showThemeSelector", "loadThemes", "defaultTheme"]);
+		expect(declaredNames("    12→\tgetColorMode(): ColorMode {\n")).toEqual(["getColorMode"]);
+		expect(declaredNames("Output:\r\n\tupdateDisplay() {\r\n")).toEqual(["updateDisplay"]);
+	});
+
 	it("finds nothing in prose", () => {
 		expect(declaredNames("The function of this class is to let you type less.")).toEqual([]);
 	});

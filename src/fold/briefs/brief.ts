@@ -25,6 +25,7 @@ import { type SpanCommand, type SpanError, type SpanFacts, spanFacts } from "../
 import { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
 import { declaredNames } from "../../text/declared-names.ts";
 import { contentText } from "../../text/lines.ts";
+import { isCodeIdentifier } from "../../text/references.ts";
 import { type ChildSpan, callLine, callsIndex, innerFoldsText, labelRanges } from "./brief-index.ts";
 
 export { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
@@ -230,7 +231,13 @@ function changedLine(facts: SpanFacts, max: number): string | undefined {
 	return `${lead}${boundedList(files, ", ", max - lead.length - 9) ?? ""}`;
 }
 
-/** Names the span's tool results declare or import (`declaredNames`), newest results first: what a later reply may name. */
+/**
+ * Names the span's tool results declare or import (`declaredNames`), newest
+ * results first: what a later reply may name. Code-shaped names
+ * (`showThemeSelector`, `EVENT_FIELDS`) lead and plain words (`message`,
+ * `cursor`) follow: a reply that points back names the distinctive ones, and
+ * a large file declares more than the line holds.
+ */
 function namesLine(entries: readonly SessionEntry[], max: number): string | undefined {
 	const names = new Set<string>();
 	for (let i = entries.length - 1; i >= 0; i--) {
@@ -238,7 +245,8 @@ function namesLine(entries: readonly SessionEntry[], max: number): string | unde
 		if (entry?.type !== "message" || entry.message.role !== "toolResult") continue;
 		for (const name of declaredNames(contentText(entry.message.content))) names.add(name);
 	}
-	return boundedList([...names], ", ", max);
+	const all = [...names];
+	return boundedList([...all.filter(isCodeIdentifier), ...all.filter((name) => !isCodeIdentifier(name))], ", ", max);
 }
 
 function commandOutcome(command: SpanCommand): string {

@@ -34,8 +34,8 @@ import { rangeTokens, type TokenPrices, type WindowReading } from "./budget.ts";
 import { dissolvedAt, recordRange } from "./record-range.ts";
 import { deepSpans } from "./spans.ts";
 import {
+	type ExpectedMisses,
 	expectedRefetchCost,
-	OWN_TEXT_HORIZON_FACTOR,
 	type WorkingSet,
 	workingSetOf,
 	workingSetTokens,
@@ -74,8 +74,8 @@ export interface LadderCandidate {
 	freedTokens: number;
 	/** Requests that already carried it (assistant responses after it). */
 	age: number;
-	/** Expected number of its units a later reply needs again (Σ of each unit's chance): what hiding it risks. */
-	chances: number;
+	/** What hiding it risks: the sources a later reply is expected to need again, and what peeking them brings back. */
+	misses: ExpectedMisses;
 	/** The pending mark this candidate commits, when it is one. */
 	mark?: PendingMark;
 }
@@ -225,7 +225,7 @@ function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: strin
 /** True for a unit no automatic fold may take: a protected entry, context-tool bookkeeping, a peek without `foldPeekResults`. */
 function keepsRaw(input: LadderInput, unit: StructuralUnit, play: WorkingSet, marked: boolean): boolean {
 	// What the agent marked folds whatever the working set says.
-	if (!marked && play.inPlay(unit, OWN_TEXT_HORIZON_FACTOR)) return true;
+	if (!marked && play.inPlay(unit)) return true;
 	if (hasProtected(input.view, input.protectedIds, unit.start, unit.end)) return true;
 	if (unit.kind !== "tool-batch") return false;
 	const contextTool = contextToolRung(input.view, unit, input.contextToolName);
@@ -287,7 +287,7 @@ export function ladderCandidates(
 			ids: mark.record.kind === "consolidation" ? childIds(mark) : [first, last],
 			freedTokens: Math.max(0, rangeTokens(view, reading, range.start, range.end) - BRIEF_TOKENS_ESTIMATE),
 			age: after(range.end),
-			chances: play.chances(range.start, range.end),
+			misses: play.misses(range.start, range.end),
 			mark,
 		});
 	}
@@ -303,7 +303,7 @@ export function ladderCandidates(
 		overlapsMark,
 		// The agent's own collapsed folds join a span as folds inside it; the ladder's and expanded ones cut it.
 		joins: (fold) => fold.record.provenance.origin === "agent" && !input.expanded.has(fold.id),
-		carriedUnused: (unit) => play.carriedUnused(unit, OWN_TEXT_HORIZON_FACTOR),
+		carriedUnused: (unit) => play.carriedUnused(unit),
 	})
 		.map(
 			(span): LadderCandidate => ({
@@ -315,7 +315,7 @@ export function ladderCandidates(
 				freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
 				// The token-weighted age: freed × age is the rent the span's tokens have paid.
 				age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
-				chances: play.chances(span.start, span.end),
+				misses: play.misses(span.start, span.end),
 			}),
 		)
 		.filter((span) => !dissolved(span.start, span.end));
@@ -341,7 +341,7 @@ export function ladderCandidates(
 			ids: [id, id],
 			freedTokens: freed,
 			age: play.carriedUnused(unit),
-			chances: play.chances(unit.start, unit.end),
+			misses: play.misses(unit.start, unit.end),
 		});
 	}
 	// Read-only batches first: they are the spec's own rung; the rest follow, stalest first within each.
@@ -378,7 +378,7 @@ export function ladderCandidates(
 				ids: [view.entries[chapter.start]?.id ?? "", view.entries[chapter.end - 1]?.id ?? ""],
 				freedTokens: freed,
 				age: after(chapter.end),
-				chances: play.chances(chapter.start, chapter.end),
+				misses: play.misses(chapter.start, chapter.end),
 			});
 		}
 	}
@@ -453,7 +453,7 @@ function consolidationCandidate(
 		freedTokens: freed,
 		age: after(last.end),
 		// Its spans are hidden already; consolidating them hides only their briefs.
-		chances: 0,
+		misses: { sources: 0, tokens: 0 },
 	};
 }
 
@@ -484,7 +484,7 @@ export function decideCommit(input: LadderInput): CommitDecision {
 	const eligible = ladderCandidates(input, tailStart, pressure);
 	const held = eligible.held;
 	// A candidate whose expected re-fetches cost more than the rent it has paid stays raw (unless forced).
-	const refetch = (candidate: LadderCandidate) => expectedRefetchCost(candidate.chances, reading.total, prices);
+	const refetch = (candidate: LadderCandidate) => expectedRefetchCost(candidate.misses, reading.total, prices);
 	const longAbove = prices.longContextAbove;
 	const longContext = longAbove !== null && reading.total >= LONG_CONTEXT_GUARD * longAbove;
 	// Past the backstop or near a price tier, room comes first: whatever is out of the working set may go.

@@ -22,6 +22,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { FILE_ACTIONS, PATCH_TOOLS } from "../../session/facts.ts";
 import { declaredNames } from "../../text/declared-names.ts";
 import { contentText } from "../../text/lines.ts";
 import { isPathToken, pathKeys, pathTokens, referenceTokens } from "../../text/references.ts";
@@ -136,13 +137,32 @@ function argumentStrings(value: unknown): string {
 	return out.join("\n");
 }
 
-/** Paths named by the arguments of the call a result answers. */
+/** Argument keys that carry the text a call writes or replaces: its result holds none of the file. */
+const CHANGE_ARG_KEYS = ["oldText", "newText", "old_string", "new_string", "old_str", "new_str", "edits", "content"];
+/** The marker a patch envelope (Codex `apply_patch`) starts with. */
+const PATCH_MARK = "*** Begin Patch";
+
+/**
+ * True for a call that changes a file (an edit, a write, a patch): its result
+ * says only that it worked, so it must not stand in for the read that holds
+ * the file's text, which the next edit of the file quotes.
+ */
+function changesFile(name: string, args: unknown): boolean {
+	const action = FILE_ACTIONS[name.toLowerCase()];
+	if (action === "edit" || action === "write" || PATCH_TOOLS.has(name)) return true;
+	if (typeof args !== "object" || args === null) return false;
+	if (CHANGE_ARG_KEYS.some((key) => key in args)) return true;
+	return argumentStrings(args).includes(PATCH_MARK);
+}
+
+/** Paths named by the arguments of the call a result answers, when the call reads rather than changes them. */
 function calledPaths(view: BranchView, toolCallId: string): string[] {
 	const span = view.spans.get(toolCallId);
 	const call = span ? view.entries[span.callIndex] : undefined;
 	if (call?.type !== "message" || call.message.role !== "assistant") return [];
 	for (const part of call.message.content) {
-		if (part.type === "toolCall" && part.id === toolCallId) return pathTokens(argumentStrings(part.arguments));
+		if (part.type !== "toolCall" || part.id !== toolCallId) continue;
+		return changesFile(part.name, part.arguments) ? [] : pathTokens(argumentStrings(part.arguments));
 	}
 	return [];
 }

@@ -16,8 +16,9 @@
  * host replay's out-of-view scorer bills every arm). The chance that
  * a unit is needed again falls with the requests since its last reference;
  * the expected re-fetch of a candidate is that chance times the re-sent
- * prompts, and a commit pays for itself only when the rent already paid
- * covers the rewrite and the expected re-fetches together.
+ * prompts and the peeked source itself (billed fresh), and a commit pays for
+ * itself only when the rent already paid covers the rewrite and the expected
+ * re-fetches together.
  */
 
 import type { BranchView, StructuralUnit } from "../lattice/units.ts";
@@ -31,16 +32,33 @@ import { referenceIndex, requestsSinceReference, unitLastReference } from "./ref
  * anchors sat in a result at most eight requests old.
  */
 export const WORKING_SET_MIN_TOKENS = 4_096;
-/** The horizon with an empty window, as a share of the serving budget. */
-export const WORKING_SET_BUDGET_SHARE = 0.1;
+/**
+ * The horizon with an empty window, as a share of the serving budget. Set on
+ * the tuned sessions with the quick loop (`npm run bench -- host-replay-quick`):
+ * at 0.1 the large Pi session cost 0.77× native charged at 200k with 3 replies
+ * hiding a reference; at 0.08, 0.66× with 8 (of 431; the target allows 21);
+ * at 0.065 and below the hidden replies doubled (15–20) for a few hundredths
+ * more. 0.08 keeps a step back from that edge. The Codex session does not
+ * move with it (no commit pays for itself at 200k).
+ */
+export const WORKING_SET_BUDGET_SHARE = 0.08;
 /** The horizon when the budget is unknown. */
 export const WORKING_SET_DEFAULT_TOKENS = 32_768;
 /**
- * The agent's own text and call arguments stay in play this many times as
- * long as tool results do: they are a small share of a session's bytes, and
- * most references to old material name something the agent itself wrote.
+ * What the agent and the person wrote (a unit without tool results: the
+ * agent's text, the person's messages) stays in play this many times as long
+ * as a tool batch does: it is a small share of a session's bytes, and most
+ * references to old material name something the agent itself wrote. A tool
+ * batch goes by its results' horizon, its call with it: stretching batches
+ * too (as first built) kept 0.74× native at 200k on the large Pi session where
+ * this costs 0.66×, for 2 more hidden replies of 431.
  */
 export const OWN_TEXT_HORIZON_FACTOR = 2;
+
+/** The horizon factor of a unit: the agent's and the person's own text stay longer than tool output. */
+function horizonFactor(unit: StructuralUnit): number {
+	return unit.kind === "tool-batch" || unit.kind === "orphan-result" ? 1 : OWN_TEXT_HORIZON_FACTOR;
+}
 
 /**
  * Chance that a unit referenced just now is referenced again later, and the
@@ -84,25 +102,35 @@ export function referenceAgainChance(requests: number, tokens: number = REFERENC
 	);
 }
 
+/** What hiding a range is expected to cost later: the sources a reply will need again, and what peeking them brings back. */
+export interface ExpectedMisses {
+	/** Σ over its units of the chance a later reply needs each again. */
+	sources: number;
+	/** Σ over its units of that chance × the unit's tokens: what the expected peeks bring back, fresh. */
+	tokens: number;
+}
+
 /**
- * Expected price of the re-fetches that hiding sources with these summed
- * chances costs, at a prompt of `promptTokens`: a peek per source expected
- * to be needed, and a search for the reply that needs them (at most one
- * expected), each re-sending the prompt at the cached rate.
+ * Expected price of the re-fetches hiding a range costs, at a prompt of
+ * `promptTokens`: a peek per source expected to be needed, and a search for
+ * the reply that needs them (at most one expected), each re-sending the
+ * prompt at the cached rate; and what the peeks bring back, uncached (the
+ * host replay's charge bills the same: for a large source on a dear cache
+ * write it is most of the price).
  */
-export function expectedRefetchCost(chances: number, promptTokens: number, prices: TokenPrices): number {
-	const requests = PEEKS_PER_SOURCE * chances + SEARCHES_PER_MISS * Math.min(1, chances);
-	return requests * promptTokens * prices.cached;
+export function expectedRefetchCost(misses: ExpectedMisses, promptTokens: number, prices: TokenPrices): number {
+	const requests = PEEKS_PER_SOURCE * misses.sources + SEARCHES_PER_MISS * Math.min(1, misses.sources);
+	return requests * promptTokens * prices.cached + PEEKS_PER_SOURCE * misses.tokens * prices.uncached;
 }
 
 /** What the working set says about the branch at one boundary: which units are in play, what hiding a range risks. */
 export interface WorkingSet {
-	/** True while the unit is in play; `factor` stretches the horizon (the agent's own text stays longer). */
-	inPlay(unit: StructuralUnit, factor?: number): boolean;
+	/** True while the unit is in play (the agent's and the person's own text by a longer horizon than tool output). */
+	inPlay(unit: StructuralUnit): boolean;
 	/** Requests that carried the unit since it left the working set (0 while in play): rent it paid unused. */
-	carriedUnused(unit: StructuralUnit, factor?: number): number;
-	/** Σ over the context units of `[start, end)` of the chance a later reply needs each again. */
-	chances(start: number, end: number): number;
+	carriedUnused(unit: StructuralUnit): number;
+	/** What hiding the context units of `[start, end)` is expected to cost in re-fetches. */
+	misses(start: number, end: number): ExpectedMisses;
 }
 
 /** The working set of a branch under a horizon (tokens written since a unit's last reference). */
@@ -125,21 +153,24 @@ export function workingSetOf(input: { view: BranchView; reading: WindowReading; 
 		return lo;
 	};
 	return {
-		inPlay: (unit, factor = 1) => unit.context && exitAt(unit, horizon * factor) === undefined,
-		carriedUnused: (unit, factor = 1) => {
-			const exit = exitAt(unit, horizon * factor);
+		inPlay: (unit) => unit.context && exitAt(unit, horizon * horizonFactor(unit)) === undefined,
+		carriedUnused: (unit) => {
+			const exit = exitAt(unit, horizon * horizonFactor(unit));
 			return exit === undefined ? 0 : total - (view.responsesBefore[exit] ?? total);
 		},
-		chances: (start, stop) => {
-			let sum = 0;
+		misses: (start, stop) => {
+			let sources = 0;
+			let tokens = 0;
 			for (let u = view.unitOf[start] ?? view.units.length; u < view.units.length; u++) {
 				const unit = view.units[u];
 				if (!unit || unit.start >= stop) break;
 				if (!unit.context || unit.kind === "user") continue;
-				const tokens = rangeTokens(view, reading, unit.start, unit.end);
-				sum += referenceAgainChance(requestsSinceReference(view, references, unit), tokens);
+				const unitTokens = rangeTokens(view, reading, unit.start, unit.end);
+				const chance = referenceAgainChance(requestsSinceReference(view, references, unit), unitTokens);
+				sources += chance;
+				tokens += chance * unitTokens;
 			}
-			return sum;
+			return { sources, tokens };
 		},
 	};
 }

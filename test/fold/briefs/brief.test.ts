@@ -304,4 +304,23 @@ describe("briefs of reads name what was read", () => {
 		expect(brief).toContain("Names: ColorValueSchema, getMarkdownTheme");
 		expect(brief.length).toBeLessThanOrEqual(BRIEF_MAX_CHARS);
 	});
+
+	it("names a large file's code-shaped names first, so the distinctive ones fit", () => {
+		const b = new FoldBranch();
+		b.calls([{ id: "r", name: "read", args: { path: "src/renderer.ts" } }]);
+		const locals = Array.from(
+			{ length: 80 },
+			(_, k) => `\tconst message${"x".repeat(k % 7)}${String.fromCharCode(97 + (k % 26))} = ${k};`,
+		);
+		b.result(
+			"r",
+			"read",
+			["export class Renderer {", ...locals, "\tprivate showThemeSelector(): void {", "\t}", "}"].join("\n"),
+		);
+		const brief = deterministicBrief({ id: ID, kind: "tool-batch", entries: b.entries });
+		const names = brief.split("\n").find((line) => line.startsWith("Names: ")) ?? "";
+		// The method, declared last in a file of plain-word names, leads the line.
+		expect(names).toMatch(/^Names: showThemeSelector, Renderer, message/);
+		expect(names).toMatch(/\(\+\d+ more\)$/);
+	});
 });

@@ -91,8 +91,9 @@ describe("commit pricing", () => {
 		expect(decision.selected[0]?.ids[0]).toBe(calls[0]);
 		expect(decision.carriedCost).toBeGreaterThanOrEqual(decision.rewriteCost + decision.refetchCost);
 		// Just after it (and the small steps after it) left the working set, the rent paid unused is still short.
-		const early = decideCommit(input(staleStages([9_000], 40).entries));
+		const early = decideCommit(input(staleStages([9_000], 32).entries));
 		expect(early.commit).toBe(false);
+		expect(early.declined).toMatch(/have not yet paid, unused, for the re-fetches/);
 	});
 
 	it("declines when the rewrite costs more than carrying the mass so far, and says why", () => {
@@ -213,14 +214,16 @@ describe("rungs", () => {
 		sizes.push(9_000);
 		const { entries } = stages(sizes);
 		const ids = sizes.slice(0, -1).map((_, k) => `s${k + 1}`);
+		// A roomy window: the last stage outside the tail stays in play, so no span joins the folds.
+		const budget = 300_000;
 		const ten = ladderCandidates(
-			input(entries, { lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS)) }),
+			input(entries, { budget, lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS)) }),
 			entries.length - 2,
 			false,
 		);
 		expect(ten.candidates.some((c) => c.rung === "consolidation")).toBe(false);
 		const eleven = ladderCandidates(
-			input(entries, { lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS + 1)) }),
+			input(entries, { budget, lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS + 1)) }),
 			entries.length - 2,
 			false,
 		);

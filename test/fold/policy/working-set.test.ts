@@ -10,10 +10,12 @@ import { BACKSTOP_OCCUPANCY, type LadderInput, ladderCandidates } from "../../..
 import { referenceIndex, requestsSinceReference } from "../../../src/fold/policy/references.ts";
 import {
 	expectedRefetchCost,
+	OWN_TEXT_HORIZON_FACTOR,
 	REFERENCE_UNIT_TOKENS,
 	referenceAgainChance,
 	WORKING_SET_BUDGET_SHARE,
 	WORKING_SET_MIN_TOKENS,
+	workingSetOf,
 	workingSetTokens,
 } from "../../../src/fold/policy/working-set.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
@@ -45,6 +47,25 @@ describe("last references", () => {
 		// The older read of the same file is not the copy the model reads it from: it stays stale.
 		// (Its last reference was the call that read the file again.)
 		expect(requestsSinceReference(after.view, index, unitOf(b.entries, old).unit)).toBe(6);
+	});
+
+	it("an edit's result never stands in for the read: after an edit, naming the file still refreshes what was read", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		const read = b.tool({ id: "r", name: "read", args: { path: "src/theme.ts" } }, "export const accent = 1;");
+		b.tool(
+			{
+				id: "e",
+				name: "edit",
+				args: { path: "src/theme.ts", edits: [{ oldText: "accent = 1", newText: "accent = 2" }] },
+			},
+			"Successfully replaced 1 block(s) in src/theme.ts.",
+		);
+		for (let k = 0; k < 5; k++) b.tool({ id: `s${k}`, name: "bash", args: { command: "make" } }, "ok");
+		b.assistant("One more change to src/theme.ts.");
+		// The next edit quotes the read's lines, not the edit's receipt: the read is the copy in use.
+		const { view, unit } = unitOf(b.entries, read);
+		expect(requestsSinceReference(view, referenceIndex(view), unit)).toBe(0);
 	});
 
 	it("a name refreshes the read of the file that declares it, even after replies repeated the name", () => {
@@ -90,10 +111,17 @@ describe("the horizon and the price of a miss", () => {
 		expect(referenceAgainChance(0)).toBeGreaterThan(referenceAgainChance(10));
 		expect(referenceAgainChance(10)).toBeGreaterThan(referenceAgainChance(100));
 		expect(referenceAgainChance(10, REFERENCE_UNIT_TOKENS / 4)).toBeCloseTo(referenceAgainChance(10) / 4, 10);
-		// Re-fetches re-send the prompt: a peek per expected source and one search.
+		// Re-fetches re-send the prompt (a peek per expected source and one search) and bring the source back fresh.
 		const prices = { uncached: 1, cached: 0.1, longContextAbove: null };
-		expect(expectedRefetchCost(0.5, 100_000, prices)).toBeCloseTo((0.5 + 0.5) * 100_000 * 0.1, 6);
-		expect(expectedRefetchCost(3, 100_000, prices)).toBeCloseTo((3 + 1) * 100_000 * 0.1, 6);
+		expect(expectedRefetchCost({ sources: 0.5, tokens: 0 }, 100_000, prices)).toBeCloseTo(
+			(0.5 + 0.5) * 100_000 * 0.1,
+			6,
+		);
+		expect(expectedRefetchCost({ sources: 3, tokens: 0 }, 100_000, prices)).toBeCloseTo((3 + 1) * 100_000 * 0.1, 6);
+		expect(expectedRefetchCost({ sources: 0.5, tokens: 2_000 }, 100_000, prices)).toBeCloseTo(
+			(0.5 + 0.5) * 100_000 * 0.1 + 2_000 * 1,
+			6,
+		);
 	});
 });
 
@@ -124,6 +152,21 @@ describe("the ladder keeps the working set raw", () => {
 		// Unnamed, the older read leaves the working set as well.
 		const unnamed = session(40, false);
 		expect(folded(input(unnamed.b.entries), unnamed.tailStart)).toContain(unnamed.a);
+	});
+
+	it("keeps the agent's own text in play longer than tool output written as long ago", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		const output = b.tool({ id: "o", name: "bash", args: { command: "make" } }, filler(1_500, "out"));
+		const said = b.assistant(`Plan: ${filler(1_500, "said")}`);
+		// About 10,000 tokens of unrelated steps since: past a horizon of 8,000, within twice it.
+		for (let k = 0; k < 20; k++)
+			b.tool({ id: `s${k}`, name: "bash", args: { command: `step ${k}` } }, filler(500, `s${k}`));
+		const ladder = input(b.entries);
+		const play = workingSetOf({ view: ladder.view, reading: ladder.reading, horizon: 8_000 });
+		expect(8_000 * OWN_TEXT_HORIZON_FACTOR).toBeGreaterThan(12_000);
+		expect(play.inPlay(unitOf(b.entries, output).unit)).toBe(false);
+		expect(play.inPlay(unitOf(b.entries, said).unit)).toBe(true);
 	});
 
 	it("keeps a read raw a few steps on, and keeps more in a larger window", () => {
