@@ -62,7 +62,7 @@ function headlineSection(root: string): string {
 		"| --- | --- | --- | --- | --- | --- |",
 		...rows,
 		"",
-		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\`: real Pi 1.6.0, offline, replays each recorded session message for message with pi-fold's defaults and without it. A replay answers every request with the recorded reply, so it never pays for what a window hid: the charged figure adds, for both arms alike, a search and a peek (a further request re-sending the prompt) per hidden source a reply referred to. Below 1× pi-fold cost less. The held-out sessions were not used to tune pi-fold; the tuned ones were. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
+		`*Generated from [\`${HOST_REPLAY_RESULTS}\`](${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""}, \`npm run bench -- host-replay\` (\`npm run figures\` reruns it and rewrites this table; docs/benchmarks.md says how): real Pi 1.6.0, offline, replays each recorded session message for message with pi-fold's defaults and without it. A replay answers every request with the recorded reply, so it never pays for what a window hid: the charged figure adds, for both arms alike, a search and a peek (a further request re-sending the prompt) per hidden source a reply referred to. Below 1× pi-fold cost less. The held-out sessions were not used to tune pi-fold; the tuned ones were. Costs are the benchmark's model (tokens from prompt characters, one prefix-cache model, the session model's catalog prices), not a provider's bill; the method is in the same file.*`,
 	].join("\n");
 }
 
@@ -88,7 +88,7 @@ export function benchmarkDocSections(root: string): Record<string, string> {
 	const date = hostReplayDate(markdown);
 	return {
 		"host-replay-judgement": [
-			`*Generated from [\`${HOST_REPLAY_RESULTS}\`](../${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""} by \`npm run readme\`; \`npm run figures\` reruns the benchmark and rewrites it.*`,
+			`*Generated from [\`${HOST_REPLAY_RESULTS}\`](../${HOST_REPLAY_RESULTS})${date ? ` (run of ${date})` : ""} by \`npm run readme\`; \`npm run figures\` reruns the benchmarks and rewrites it.*`,
 			"",
 			hostReplayJudgement(markdown),
 		].join("\n"),

@@ -35,11 +35,6 @@ const PARENT_CHAIN = /(?<![\w.])(?:\.\.\/)+/g;
 /** References that look like escapes but are data the code never reads as a path. */
 const ALLOWED: readonly { file: string; text: string; why: string }[] = [
 	{
-		file: "bench/host-replay/sessions.ts",
-		text: 'join(REPO_ROOT, "../shared/sessions/real")',
-		why: "optional benchmark input (issue 27): other hosts' sessions whose licences forbid copying them in; read only when present, the run names what it left out",
-	},
-	{
 		file: "test/compaction/summary/render.test.ts",
 		text: "`/work/project/${",
 		why: "synthetic tool-call arguments in generated entries",

@@ -11,16 +11,10 @@ import {
 	SEARCHES_PER_HIDDEN_SOURCE,
 } from "../../src/cost/out-of-view/charge.ts";
 import { MIN_ANCHOR_CHARS, MIN_IDENTIFIER_CHARS } from "../../src/cost/out-of-view/references.ts";
+import { OTHER_HOSTS_DIR_ENV } from "../../test/fixtures/real-sessions.ts";
 import { STUB_TEXT } from "./reference.ts";
 import { SUMMARY_CHARS } from "./run-arm.ts";
-import {
-	CACHE_RULES,
-	FLOOR_BRIEF_CHARS,
-	FLOOR_TAIL_CHARS,
-	type Preset,
-	REAL_SESSIONS_DIR_ENV,
-	SANITY_WINDOW,
-} from "./sessions.ts";
+import { CACHE_RULES, FLOOR_BRIEF_CHARS, FLOOR_TAIL_CHARS, type Preset, SANITY_WINDOW } from "./sessions.ts";
 import { REPORT_AGREEMENT } from "./targets.ts";
 
 const count = (value: number) => value.toLocaleString("en-US");
@@ -48,7 +42,7 @@ export function methodNotes(preset: Preset): string[] {
 		`- Reference arm (bench/host-replay/reference.ts, independent of pi-fold): at each turn end, once the window's estimate (JSON chars / 4) passes the trigger, every editable entry older than the fresh tail becomes a \`${STUB_TEXT}\` stub through a \`context_edit\` draft (results, call arguments, long texts; ids and names kept, so tool pairing holds). Lossy: no brief, no recall.`,
 		`- Floor (bench/host-replay/floor.ts): the cheapest lossless schedule with perfect hindsight of the native run's request sequence (the units each request sent first, read off its prompts), under the same token estimate, cache rules, cache lifetime and card, with every request at or under window − reserveTokens. A commit folds every unit the previous request carried that is older than a fresh tail of ${count(FLOOR_TAIL_CHARS / 4)} tokens (pi-fold's), user messages excepted, into one ${FLOOR_BRIEF_CHARS}-character brief and re-bills from the first unit it folds; no summaries, no peeks. It uses native's fixed prefix: pi-fold's arm declares one more tool, so its cost / floor reads a little high. The reference is lossy and may go under it.`,
 		`- Sessions: the split between the tuned and held-out sets is fixed in bench/host-replay/sessions.ts; the ladder may be tuned only on the tuned set. Windows: ${preset.windows.map((window) => count(window)).join(", ")}.`,
-		`- Real sessions: the two Pi logs are the repository's own fixtures; three more (a Codex CLI, a GJC and a Claude Code session converted to Pi sessions) are read from the directory \`${REAL_SESSIONS_DIR_ENV}\` names, else the shared real-sessions folder beside the checkout, at run time, never copied into the repository, and left out (the run says so) where absent. They record no input usage: priced from Pi's estimate (scale 1), output included. Generated sessions are marked "(generated)" and are not judged.`,
+		`- Real sessions: the two Pi logs are the repository's own fixtures; three more (a Codex CLI, a GJC and a Claude Code session converted to Pi sessions) are read from the folder \`${OTHER_HOSTS_DIR_ENV}\` names at run time, never copied into the repository, and left out (the run says so) where absent. They record no input usage: priced from Pi's estimate (scale 1), output included. Generated sessions are marked "(generated)" and are not judged.`,
 		`- \`pi-fold report\` estimate: what \`pi-fold report\`'s "What pi-fold would have saved" says for the same branch, window and Pi compaction settings, as pi-fold's cost over Pi alone (src/cost/projected-savings.ts: Pi's threshold compaction replayed with 1,200-character summaries in both columns, a ladder commit standing in for it where it gets the window under Pi's line as the runtime does; the summarizer's requests and the context tool's declaration billed; failed replies unbilled; message-granular cache model). "estimate − host" is it less the defaults / native column, raw and charged (the report scores and charges its two columns with the same scorer and rule); issue 20 asks for agreement within ${REPORT_AGREEMENT} (a gap past it is in bold). What the report cannot see: the system prompt of a log that recorded no usage (the host sends Pi's, about 1.3k tokens, in both arms), and the words of model briefs (the report keeps deterministic briefs; the host's summarizer is answered with a short text).`,
 		...outOfViewMethod(),
 		"- Deterministic: everything but the wall-clock column is a function of the sessions and the code (rerun to compare).",

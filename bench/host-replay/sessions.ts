@@ -10,19 +10,22 @@
  * ones its targets are judged on.
  *
  * Three of the real sessions are other hosts' recordings converted to Pi
- * sessions (the workplace's shared real-sessions folder beside the
- * checkout, its README): benchmark input read where they lie, never copied
- * into the repository (their licences are unknown). When that folder is
- * absent (CI, a fresh clone), they are left out and the run says so.
+ * sessions: benchmark input read where they lie, from the folder
+ * `OTHER_HOSTS_DIR_ENV` names (test/fixtures/real-sessions.ts, the variable
+ * the survival benchmark reads too), never copied into the repository
+ * (their licences are unknown). When it is unset or lacks one (CI, a fresh
+ * clone), that session is left out and the run says so.
  */
 
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { AssistantMessage } from "@earendil-works/pi-ai";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { loadSessionFile } from "../../src/session/load.ts";
-import { type RealSessionName, realSessionPath } from "../../test/fixtures/real-sessions.ts";
-import { REPO_ROOT } from "../../test/harness/pi-cli.ts";
+import {
+	OTHER_HOSTS_DIR_ENV,
+	otherHostSession,
+	type RealSessionName,
+	realSessionPath,
+} from "../../test/fixtures/real-sessions.ts";
 import type { PromptCacheRules } from "../../test/harness/provider-rules.ts";
 import type { ArmSetup } from "./config.ts";
 import { type GeneratedShape, generateReplaySession } from "./generate.ts";
@@ -41,7 +44,7 @@ export interface ReplaySession {
 	branch(): SessionEntry[];
 	/** Replay only the first this many user turns (the CI smoke run); all when undefined. */
 	turns?: number;
-	/** Read from outside the checkout (`externalSessionsDir`): may be absent. */
+	/** Read from outside the checkout (the folder `OTHER_HOSTS_DIR_ENV` names): may be absent. */
 	external?: boolean;
 }
 
@@ -63,14 +66,6 @@ function generated(shape: GeneratedShape, seed: number, set: SessionSet): Replay
 		shape: shape === "multi-turn" ? "generated multi-turn" : "generated, 400 small results in one turn",
 		branch: () => generateReplaySession(shape, seed),
 	};
-}
-
-/** Environment variable naming the directory of the converted real sessions (default: `externalSessionsDir`'s). */
-export const REAL_SESSIONS_DIR_ENV = "PI_FOLD_REAL_SESSIONS_DIR";
-
-/** Where the converted real sessions are read from: the env variable's directory, else the shared folder beside the checkout. */
-export function externalSessionsDir(env: NodeJS.ProcessEnv = process.env): string {
-	return env[REAL_SESSIONS_DIR_ENV] ?? join(REPO_ROOT, "../shared/sessions/real");
 }
 
 /**
@@ -95,10 +90,12 @@ function external(name: string, set: SessionSet, shape: string): ReplaySession {
 		origin: "real",
 		shape,
 		branch: () => {
-			const path = join(externalSessionsDir(), `${name}.jsonl`);
-			if (!existsSync(path))
-				throw new Error(`host replay: ${path} is missing (${REAL_SESSIONS_DIR_ENV} names the directory)`);
-			return withoutRecordedUsage(loadSessionFile(path).manager.getBranch());
+			const found = otherHostSession(name);
+			if (!("path" in found))
+				throw new Error(
+					`host replay: ${name} cannot be read: ${found.missing} (${OTHER_HOSTS_DIR_ENV} names the folder)`,
+				);
+			return withoutRecordedUsage(loadSessionFile(found.path).manager.getBranch());
 		},
 		external: true,
 	};
@@ -124,11 +121,12 @@ export function availableSessions(sessions: readonly ReplaySession[]): {
 	sessions: ReplaySession[];
 	missing: string[];
 } {
-	const dir = externalSessionsDir();
 	const missing: string[] = [];
 	const found = sessions.filter((session) => {
-		if (!session.external || existsSync(join(dir, `${session.name}.jsonl`))) return true;
-		missing.push(`${session.name}: ${join(dir, `${session.name}.jsonl`)} not found; left out of this run`);
+		if (!session.external) return true;
+		const where = otherHostSession(session.name);
+		if ("path" in where) return true;
+		missing.push(`${session.name}: ${where.missing}; left out of this run (${OTHER_HOSTS_DIR_ENV} names the folder)`);
 		return false;
 	});
 	return { sessions: found, missing };

@@ -44,7 +44,7 @@ export async function boundaryStep(engine: FoldEngine, host: HostFacts, force?: 
 		committed: commit?.kind === "committed",
 		folds: commit?.kind === "committed" ? commit.folds : 0,
 		drafts: handed?.drafts.length ?? 0,
-		declined: commit?.kind === "declined" ? commit.declined : undefined,
+		declined: commit?.kind === "declined" ? commit.decision.declined : undefined,
 	};
 }
 

@@ -12,15 +12,13 @@
  * three sessions from other hosts are benchmark input only (their licences
  * are unknown): they are never copied into the repo, and the checkout names
  * no path outside itself (test/repo-standalone.test.ts), so the folder that
- * holds them is given by `SESSIONS_DIR_ENV`. When it is unset or lacks a
+ * holds them is given by `OTHER_HOSTS_DIR_ENV` (test/fixtures/real-sessions.ts). When it is unset or lacks a
  * session, the report names what is absent and scores the others.
  */
 
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { loadSessionFile } from "../../src/session/load.ts";
-import { type RealSessionName, realSessionPath } from "../../test/fixtures/real-sessions.ts";
+import { otherHostSession, type RealSessionName, realSessionPath } from "../../test/fixtures/real-sessions.ts";
 
 export type SessionSet = "tuned" | "held-out";
 
@@ -33,15 +31,6 @@ export interface SurvivalSession {
 	path(): string | undefined;
 }
 
-/** Environment variable naming the folder of the sessions from other hosts (`<name>.jsonl` each). */
-export const SESSIONS_DIR_ENV = "PI_FOLD_SESSIONS_DIR";
-
-/** The folder `SESSIONS_DIR_ENV` names, if any. */
-export function otherHostsDir(): string | undefined {
-	const dir = process.env[SESSIONS_DIR_ENV];
-	return dir ? dir : undefined;
-}
-
 function fixture(name: RealSessionName, set: SessionSet): SurvivalSession {
 	return { name, set, host: "Pi", path: () => realSessionPath(name) };
 }
@@ -52,9 +41,8 @@ function otherHost(name: string, host: string, set: SessionSet): SurvivalSession
 		set,
 		host,
 		path: () => {
-			const dir = otherHostsDir();
-			const path = dir === undefined ? undefined : join(dir, `${name}.jsonl`);
-			return path !== undefined && existsSync(path) ? path : undefined;
+			const found = otherHostSession(name);
+			return "path" in found ? found.path : undefined;
 		},
 	};
 }

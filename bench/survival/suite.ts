@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { buildDeterministicCompaction, projectionEstimator } from "../../src/compaction/compact-event.ts";
 import { splitSections } from "../../src/compaction/qa/qa.ts";
+import { OTHER_HOSTS_DIR_ENV, otherHostsDir } from "../../test/fixtures/real-sessions.ts";
 import type { ReportBenchmark } from "../harness.ts";
 import { median } from "../harness.ts";
 import {
@@ -29,7 +30,7 @@ import {
 import { PEER_PUBLISHED, PEER_VERSION, peerAvailability } from "./peer.ts";
 import { entriesText, type Probe, type ProbeCategory, probesAt } from "./probes.ts";
 import { factFound, found, haystack } from "./score.ts";
-import { otherHostsDir, rawBranch, SESSIONS_DIR_ENV, type SessionSet, SURVIVAL_SESSIONS } from "./sessions.ts";
+import { rawBranch, type SessionSet, SURVIVAL_SESSIONS } from "./sessions.ts";
 
 /** Timed runs per compaction (median reported). */
 export const TIMED_RUNS = 5;
@@ -319,9 +320,9 @@ export const survivalBench: ReportBenchmark = {
 			`- Date: ${context.date}`,
 			`- Machine: ${context.machine.cpu}, ${context.machine.cores} cores, ${context.machine.memoryGiB} GiB, ${context.machine.platform}; Node ${context.machine.node}; 1-minute load average at start ${context.machine.loadAverage}`,
 			`- Sessions: ${SURVIVAL_SESSIONS.map((session) => `${session.name} (${session.host}, ${session.set})`).join(", ")}.`,
-			`- Sessions from other hosts read from \`${SESSIONS_DIR_ENV}\`=${otherHostsDir() ?? "(unset)"} (never copied into the repo).`,
+			`- Sessions from other hosts read from \`${OTHER_HOSTS_DIR_ENV}\`=${otherHostsDir() ?? "(unset)"} (never copied into the repo).`,
 			absent.length > 0
-				? `- Absent (not scored): ${absent.join(", ")}; set ${SESSIONS_DIR_ENV} to the folder that holds them.`
+				? `- Absent (not scored): ${absent.join(", ")}; set ${OTHER_HOSTS_DIR_ENV} to the folder that holds them.`
 				: "- Every session was present.",
 			`- pi-vcc ${PEER_VERSION} peer arm: ${peer.available ? "the registry has it, but the real-Pi arm is not built (see bench/survival/peer.ts)" : "not runnable here"}; registry answers: ${peer.lookups.map((item) => `\`${item.name}@${PEER_VERSION}\` → ${item.answer}`).join("; ")}. Its column is the hit rate issue 31 publishes (ten cuts of four real sessions, compacted in real Pi 1.6.0), a published figure, not measured here.`,
 		];

@@ -15,12 +15,15 @@
  * cost/projected-savings.ts).
  */
 
+import type { ArmScore } from "../cost/out-of-view/arm-score.ts";
 import type { ProjectedSavings } from "../cost/projected-savings.ts";
 import type { SessionCost } from "../cost/session-cost.ts";
 
 const integer = new Intl.NumberFormat("en-US");
 const money = (dollars: number): string => `$${dollars.toFixed(4)}`;
 const plural = (n: number, word: string): string => `${integer.format(n)} ${word}${n === 1 ? "" : "s"}`;
+const hidden = (arm: ArmScore): string =>
+	`${integer.format(arm.summary.repliesWithAbsent)} of ${integer.format(arm.summary.replies)}`;
 
 /** Why nothing sent can be priced: the same words in every section that needs them. */
 export function noPromptUsageText(requests: number): string {
@@ -57,6 +60,8 @@ export function estimatedSavingsSection(projection: ProjectedSavings, requests: 
 		`  ${"".padEnd(20)} ${"Pi alone".padStart(12)}  ${"with pi-fold".padStart(12)}`,
 		row("tokens sent (est.)", native.promptTokens, projected.promptTokens),
 		row("peak request (est.)", native.peakPromptTokens, projected.peakPromptTokens),
+		// What each window hid needs no price: replies that referred to something their request did not show.
+		`  ${"hidden from".padEnd(20)} ${hidden(projection.outOfView.native).padStart(12)}  ${hidden(projection.outOfView.projected).padStart(12)}`,
 		`  Pi alone             ${compactions}`,
 		`  with pi-fold         ${plural(projection.commits, "commit")} folding ${plural(projection.folds, "span")}; its tool's declaration counted, ~${integer.format(projection.declarationTokens)} tokens a request`,
 	];

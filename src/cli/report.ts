@@ -305,6 +305,15 @@ export function activitySection(activity: FoldActivity, store: StoreSize | null)
 	return lines;
 }
 
+/** The saving once each column pays to fetch back what its window hid (the charged cost), or what pi-fold would cost more. */
+export function chargedSavingLine(nativeCharged: number, projectedCharged: number): string {
+	const saved = nativeCharged - projectedCharged;
+	const share = nativeCharged > 0 ? (Math.abs(saved) / nativeCharged) * 100 : 0;
+	return saved >= 0
+		? `  saving, charged  ${money(saved)} (${share.toFixed(1)}%)`
+		: `  saving, charged  none: pi-fold would have cost ${money(-saved)} (${share.toFixed(1)}%) more, counting the searches and peeks its hidden references need`;
+}
+
 /** "What pi-fold would have saved": Pi alone (its own compaction replayed) vs pi-fold's ladder, one cache model. */
 export function savingsSection(projection: ProjectedSavings): string[] {
 	const { native, projected, outOfView } = projection;
@@ -354,14 +363,6 @@ function nativeText(native: ProjectedSavings["native"]): string {
 			? "no compaction needed"
 			: `${integer.format(native.compactions)} compaction${native.compactions === 1 ? "" : "s"} replayed (${integer.format(native.summaries)} summary requests billed)`;
 	return `${added}; Pi's threshold at ${window} − ${integer.format(reserveTokens)} reserve, ${integer.format(keepRecentTokens)} tokens kept, ${integer.format(summaryChars)}-character summaries`;
-}
-
-/** The saving once both columns are charged for what their windows hid; a loss said as one. */
-function chargedSavingLine(nativeCharged: number, projectedCharged: number): string {
-	const saved = nativeCharged - projectedCharged;
-	const share = nativeCharged > 0 ? (Math.abs(saved) / nativeCharged) * 100 : 0;
-	if (saved >= 0) return `  ${"saving, charged".padEnd(16)} ${money(saved)} (${share.toFixed(1)}%)`;
-	return `  ${"saving, charged".padEnd(16)} none: charged for what its window hid, pi-fold would have cost ${money(-saved)} (${share.toFixed(1)}%) more`;
 }
 
 /** What the "with pi-fold" column adds to the prompts: Pi's threshold as the runtime meets it, the summarizer's requests. */

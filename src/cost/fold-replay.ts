@@ -232,11 +232,20 @@ export async function replayBranch(
 		if (fence) result.fenceCommits++;
 	};
 	let lastHost: HostFacts | undefined;
+	// Pi's first threshold check shows the runtime Pi's reserve (`session_before_compact`): its budget follows.
+	let shownReserve = false;
+	const hostAt: HostFor = (entry) => {
+		const host = hostFor(entry);
+		if (!pi || !shownReserve) return host;
+		const line = pi.settings.contextWindow - pi.settings.reserveTokens;
+		return { ...host, budget: Math.min(host.budget ?? line, line) };
+	};
 	const threshold = async (entry: SessionEntry): Promise<void> => {
 		if (!pi || !piChecksBefore(entry, engine.entries)) return;
 		const line = pi.settings.contextWindow - pi.settings.reserveTokens;
 		if (piContextTokens(engine.entries, pi.calibration) <= line) return;
-		const host = entry.type === "message" && entry.message.role === "assistant" ? hostFor(entry) : lastHost;
+		shownReserve = true;
+		const host = entry.type === "message" && entry.message.role === "assistant" ? hostAt(entry) : lastHost;
 		if (policy === "ladder" && host) {
 			// The runtime's `session_before_compact`: a lossless commit under Pi's line cancels Pi's compaction.
 			const commit = await engine.commit(host, { force: "threshold", under: line });
@@ -260,7 +269,7 @@ export async function replayBranch(
 		sink: appendSink(),
 		beforeEntry: threshold,
 		...(summarizer ? { onPrepare: (hint: PrepareHint) => summarizer.prepare(hint) } : {}),
-		hostFor,
+		hostFor: hostAt,
 		decide:
 			typeof policy === "string"
 				? policy === "ladder"
@@ -271,7 +280,7 @@ export async function replayBranch(
 						if (folds > 0) counted(folds, false);
 					},
 		onRequest: (entry, messages, outcome) => {
-			lastHost = hostFor(entry);
+			lastHost = hostAt(entry);
 			if (outcome.rewrite) {
 				result.rewrites++;
 				if (outcome.rewrite.causes.length === 0) result.unattributed++;

@@ -2,11 +2,20 @@
  * Tool call/result closure over an ordered branch of session entries.
  *
  * A boundary at index `b` splits entries into `[0, b)` and `[b, n)`. It is
- * closure-safe when no tool call id has a part on each side: a provider
+ * closure-safe when no tool call has a part on each side: a provider
  * rejects a call whose result is missing and a result whose call is missing.
- * Calls pair with results only by `toolCallId`; position, order and tool name
- * never pair them. Parallel calls, delayed results, results before their call
- * and orphans on either side are all handled by the same span rule.
+ * Calls pair with results by `toolCallId`, never by position or tool name.
+ * Parallel calls, delayed results, results before their call and orphans on
+ * either side are all handled by the same span rule.
+ *
+ * A tool call id is not unique on a branch: providers and local model
+ * servers number calls per response (`call_0`, `call_1`, … in every reply),
+ * so the same id comes back turn after turn. One span is one call and its
+ * results: a call whose id was seen before opens a span of its own (unless
+ * its only part so far is a result right before it, in the same batch), and
+ * a result joins the latest span of its id. Spans are keyed by `key` (the
+ * id with the index that opened the span), unique on the branch; `callSpans`
+ * lists every span of one id, in order.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -17,9 +26,12 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
  */
 export const DROPPED_STOP_REASONS: ReadonlySet<string> = new Set(["aborted", "error"]);
 
-/** Where one tool call id appears in a branch. */
+/** Where one tool call and its results appear in a branch. */
 export interface ToolCallSpan {
+	/** The tool call id (not unique on a branch). */
 	id: string;
+	/** Unique on the branch: the id at the index of the entry that opened the span. */
+	key: string;
 	/** First index holding the call or a result for this id. */
 	first: number;
 	/** Last index holding the call or a result for this id. */
@@ -58,43 +70,82 @@ export function toolResultIdOf(entry: SessionEntry): { id: string; name: string 
 	return { id: message.toolCallId, name: message.toolName };
 }
 
+/** The spans of a branch read so far: by key, by call id, and where the latest assistant message stands. */
+export interface ToolSpanTable {
+	/** Every span by its key, in order of opening. */
+	spans: Map<string, ToolCallSpan>;
+	/** Every span of one call id, in order of opening; a result joins the last. */
+	callSpans: Map<string, ToolCallSpan[]>;
+	/** Index of the latest assistant message read (-1 before the first). */
+	assistantAt: number;
+}
+
+export function emptySpanTable(): ToolSpanTable {
+	return { spans: new Map(), callSpans: new Map(), assistantAt: -1 };
+}
+
 /**
- * Record one entry's tool calls and its tool result in their spans; `touch` finds or opens a span (the
- * incremental branch view and the one-pass scan below each keep their own map).
+ * Record one entry's tool calls and its tool result in their spans (the
+ * module comment says which span a part joins). `touched` hears each span
+ * the entry opens or grows, for a view kept current as the branch grows.
  */
 export function noteToolSpans(
 	entry: SessionEntry,
 	index: number,
-	touch: (id: string, index: number, name: string) => ToolCallSpan,
+	table: ToolSpanTable,
+	touched?: (span: ToolCallSpan, opened: boolean) => void,
 ): void {
-	for (const call of toolCallIdsOf(entry)) {
-		const span = touch(call.id, index, call.name);
-		if (span.callIndex === -1) {
-			span.callIndex = index;
-			span.toolName = call.name;
-		}
-	}
-	const result = toolResultIdOf(entry);
-	if (result) touch(result.id, index, result.name).resultIndices.push(index);
-}
-
-/** Every tool call id's span across the branch, keyed by id, in order of first appearance. */
-export function toolCallSpans(entries: readonly SessionEntry[]): Map<string, ToolCallSpan> {
-	const spans = new Map<string, ToolCallSpan>();
-	const touch = (id: string, index: number, name: string): ToolCallSpan => {
-		let span = spans.get(id);
-		if (!span) {
-			span = { id, first: index, last: index, callIndex: -1, resultIndices: [], toolName: name };
-			spans.set(id, span);
-		}
-		span.first = Math.min(span.first, index);
-		span.last = Math.max(span.last, index);
+	const open = (id: string, name: string): ToolCallSpan => {
+		const span = {
+			id,
+			key: `${id}@${index}`,
+			first: index,
+			last: index,
+			callIndex: -1,
+			resultIndices: [],
+			toolName: name,
+		};
+		table.spans.set(span.key, span);
+		const list = table.callSpans.get(id);
+		if (list) list.push(span);
+		else table.callSpans.set(id, [span]);
+		touched?.(span, true);
 		return span;
 	};
+	const grow = (span: ToolCallSpan): ToolCallSpan => {
+		span.first = Math.min(span.first, index);
+		span.last = Math.max(span.last, index);
+		touched?.(span, false);
+		return span;
+	};
+	const calls = toolCallIdsOf(entry);
+	for (const call of calls) {
+		const latest = table.callSpans.get(call.id)?.at(-1);
+		// A result that came just before its call (no other response between) is this call's; anything else is not.
+		const early = latest !== undefined && latest.callIndex === -1 && latest.last > table.assistantAt;
+		const span = early ? grow(latest) : open(call.id, call.name);
+		span.callIndex = index;
+		span.toolName = call.name;
+	}
+	if (entry.type === "message" && entry.message.role === "assistant") table.assistantAt = index;
+	const result = toolResultIdOf(entry);
+	if (!result) return;
+	const latest = table.callSpans.get(result.id)?.at(-1);
+	(latest ? grow(latest) : open(result.id, result.name)).resultIndices.push(index);
+}
+
+/** Every tool call's span across the branch (by key; `callSpans` by call id). */
+export function toolSpanTable(entries: readonly SessionEntry[]): ToolSpanTable {
+	const table = emptySpanTable();
 	entries.forEach((entry, index) => {
-		noteToolSpans(entry, index, touch);
+		noteToolSpans(entry, index, table);
 	});
-	return spans;
+	return table;
+}
+
+/** Every tool call's span across the branch, keyed by `key`, in order of opening. */
+export function toolCallSpans(entries: readonly SessionEntry[]): Map<string, ToolCallSpan> {
+	return toolSpanTable(entries).spans;
 }
 
 /** Defects a provider would reject if the whole branch were sent as is. */

@@ -12,7 +12,10 @@
  * pattern such as `(a+)+$`, and V8 interrupts a regex when the budget is
  * spent. Running out of time is a named outcome, never a silent partial
  * answer. Zero-length matches (lookarounds) are skipped, so scanning always
- * advances.
+ * advances. A match that starts or ends between the two halves of a
+ * surrogate pair (a query holding half a character, or a pattern matching
+ * one UTF-16 unit) is no match: it names no whole characters, and its byte
+ * offset would fall inside one.
  */
 
 import vm from "node:vm";
@@ -63,6 +66,24 @@ export function compileMatcher(query: string, regex: boolean): MatcherResult {
 	return { ok: true, matcher: regexMatcher(pattern) };
 }
 
+/**
+ * Whether the match at `index` of `length` UTF-16 units cuts a surrogate
+ * pair at either end. Written out as source: the regex scan runs it inside
+ * its sandbox too (`SCAN_SCRIPT`).
+ */
+const SPLITS_PAIR_SOURCE = `(text, index, length) => {
+	const high = (unit) => unit >= 0xd800 && unit <= 0xdbff;
+	const low = (unit) => unit >= 0xdc00 && unit <= 0xdfff;
+	const end = index + length;
+	return (low(text.charCodeAt(index)) && high(text.charCodeAt(index - 1))) ||
+		(high(text.charCodeAt(end - 1)) && low(text.charCodeAt(end)));
+}`;
+const splitsPair = new vm.Script(SPLITS_PAIR_SOURCE).runInThisContext() as (
+	text: string,
+	index: number,
+	length: number,
+) => boolean;
+
 function literalMatcher(query: string): Matcher {
 	const escaped = JSON.stringify(query).slice(1, -1);
 	const needles = escaped === query ? [query] : [query, escaped];
@@ -81,6 +102,7 @@ function literalMatcher(query: string): Matcher {
 				if (needles.length > 1) found.sort((a, b) => a[0] - b[0]);
 				for (const [index, length] of found) {
 					if (total >= countCap) break;
+					if (splitsPair(text, index, length)) continue;
 					total++;
 					if (matches.length < keep) matches.push([line, index, length]);
 				}
@@ -97,7 +119,7 @@ function literalMatcher(query: string): Matcher {
  * which in the loop cost more than the matching.
  */
 const SCAN_SCRIPT = new vm.Script(`(() => {
-	const texts = lines, re = pattern, most = keep, cap = countCap;
+	const texts = lines, re = pattern, most = keep, cap = countCap, splits = ${SPLITS_PAIR_SOURCE};
 	const matches = [];
 	let total = 0;
 	for (let line = 0; line < texts.length && total < cap; line++) {
@@ -106,6 +128,7 @@ const SCAN_SCRIPT = new vm.Script(`(() => {
 		let match;
 		while (total < cap && (match = re.exec(text)) !== null) {
 			if (match[0].length === 0) { re.lastIndex++; continue; }
+			if (splits(text, match.index, match[0].length)) continue;
 			total++;
 			if (matches.length < most) matches.push([line, match.index, match[0].length]);
 		}

@@ -75,6 +75,8 @@ describe("the report on a log whose requests recorded no prompt usage", () => {
 			/^What pi-fold would have saved: not priced: none of the 30 requests recorded prompt usage/,
 		);
 		expect(savings).toMatch(/tokens sent \(est\.\) +[\d,]+ +[\d,]+\n/);
+		// What each window hid is counted without a price.
+		expect(savings).toMatch(/hidden from +\d+ of \d+ +\d+ of \d+\n/);
 		expect(savings).not.toMatch(/\$|%|saving /);
 		const cost = text.slice(text.indexOf("Cost:"), text.indexOf("Context per request"));
 		expect(cost).toContain("not priced             none of the 30 requests recorded prompt usage");

@@ -9,7 +9,6 @@
 
 import type { Message } from "@earendil-works/pi-ai";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
-import { Type } from "typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import { simulatePrefixCache } from "../../src/cost/prefix-cache.ts";
 import { peekFold } from "../../src/fold/actions/peek.ts";
@@ -19,7 +18,7 @@ import type { FoldRuntime } from "../../src/fold/pi/runtime.ts";
 import { BACKSTOP_OCCUPANCY } from "../../src/fold/policy/ladder.ts";
 import { registerRuntime } from "../../src/register.ts";
 import { estimateMessageTokens } from "../../src/session/tokens.ts";
-import { registerStageTool } from "../fixtures/stage-tool.ts";
+import { registerAgentTool, registerStageTool } from "../fixtures/stage-tool.ts";
 import { callTools, createSdkHarness, reply, type SdkHarness, toolCall } from "../harness/sdk.ts";
 
 const WINDOW = 40_000;
@@ -56,16 +55,7 @@ async function stagedSession(
 	const extension = (pi: ExtensionAPI) => {
 		runtime = registerRuntime(pi, options);
 		registerStageTool(pi, (stage) => stageText(stage, stageLines));
-		// Stands in for a subagent call: a blocking tool in the default blockingTools.
-		pi.registerTool({
-			name: "Agent",
-			label: "Agent",
-			description: "Delegate to a subagent",
-			parameters: Type.Object({}),
-			async execute() {
-				return { content: [{ type: "text", text: "subagent done" }], details: {} };
-			},
-		});
+		registerAgentTool(pi);
 	};
 	const harness = await createSdkHarness({
 		extensions: [extension],

@@ -1,6 +1,7 @@
 /**
  * Issue 13 on the real host: evidence ingestion of an oversized MCP result
- * (the artifact, what the window shows, exact recovery through peek), no
+ * (the artifact, what the window shows, exact recovery through peek; on a
+ * sibling branch neither search nor peek answers for it, issue 29), no
  * evidence at all with `evidenceIngestion: false`, and suggestion reports
  * that persist without changing the window.
  */
@@ -94,6 +95,49 @@ describe("host surface (real Pi)", () => {
 			offset = next ? Number(next[1]) : undefined;
 		}
 		expect(Buffer.from(recovered, "utf8").equals(bytes)).toBe(true);
+	});
+
+	it("on a sibling branch, the other branch's artifact is neither found by search nor served by peek", async () => {
+		const harness = await surfaceHarness({});
+		harness.enqueue(reply("hello back"));
+		await harness.run("hello");
+		const fork = harness.session.sessionManager.getLeafId();
+		if (!fork) throw new Error("no leaf");
+		harness.enqueue(callTools([toolCall("mcp__srv__big", {}, "big1")]), reply("got it"));
+		await harness.run("fetch the big thing");
+		const [path] = evidenceFiles(harness);
+		if (!path) throw new Error("no evidence artifact");
+		const address = `evidence:${sha256Hex(readFileSync(path))}`;
+		const lastResults = (count: number) =>
+			harness.session.messages
+				.filter((m) => m.role === "toolResult")
+				.slice(-count)
+				.map((m) => ({ isError: m.isError, text: toolResultText(m) }));
+		const lookUp = async (label: string) => {
+			harness.enqueue(
+				callTools([
+					toolCall("active_context", { action: "search", query: "row-2999-" }, `search-${label}`),
+					toolCall("active_context", { action: "peek", id: address }, `peek-${label}`),
+				]),
+				reply("looked"),
+			);
+			await harness.run("look it up");
+			return lastResults(2);
+		};
+		// On the branch whose tool result names the artifact, both answer.
+		const [found, served] = await lookUp("here");
+		expect(found?.text).toContain(address);
+		expect(served).toMatchObject({ isError: false });
+		expect(served?.text).toContain("sha256 verified");
+		// A sibling branch from before the call: the session's evidence directory still holds the artifact.
+		await harness.session.navigateTree(fork, { summarize: false });
+		expect(evidenceFiles(harness)).toEqual([path]);
+		const [missed, refused] = await lookUp("sibling");
+		expect(missed?.text).toContain("no hits");
+		expect(missed?.text).not.toContain(address);
+		expect(refused?.isError).toBe(true);
+		expect(refused?.text).toContain("named by no tool result on this branch");
+		expect(refused?.text).not.toContain("row-2999-");
 	});
 
 	it("evidenceIngestion: false registers no hook and writes nothing; the result stays as returned", async () => {

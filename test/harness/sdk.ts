@@ -62,6 +62,8 @@ export interface SdkHarnessOptions {
 	script?: FauxResponseStep[];
 	/** Persist the session as a JSONL file under the harness's session dir. Default: in memory. */
 	persist?: boolean;
+	/** Open this harness's session file again in a new process's place (a resume); the closed harness's dirs are reused. */
+	resume?: SdkHarness;
 	/** Settings (in memory). Automatic compaction is off unless given here. */
 	settings?: HarnessSettings;
 	/** Tool allowlist (Pi's `tools` option). Default: Pi's defaults plus extension tools. */
@@ -99,6 +101,8 @@ export interface SdkHarness {
 	pendingSteps(): number;
 	/** Run a prompt (or an extension command such as "/context") and return the notifications it produced. */
 	run(text: string): Promise<string[]>;
+	/** End the session as a process exit would, keeping its files (for `resume`). */
+	close(): Promise<void>;
 	dispose(): Promise<void>;
 }
 
@@ -119,7 +123,7 @@ export function callTools(calls: ToolCall[], text?: string): FauxResponseStep {
 
 /** Build a session in temp directories with the faux model selected and the extensions bound. */
 export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise<SdkHarness> {
-	const root = mkdtempSync(join(tmpdir(), "pi-fold-sdk-"));
+	const root = options.resume?.root ?? mkdtempSync(join(tmpdir(), "pi-fold-sdk-"));
 	const agentDir = join(root, "agent");
 	const cwd = join(root, "work");
 	const sessionDir = join(root, "sessions");
@@ -201,7 +205,7 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 		thinkingLevel: "off",
 		resourceLoader,
 		settingsManager,
-		sessionManager: options.persist ? SessionManager.create(cwd, sessionDir) : SessionManager.inMemory(cwd),
+		sessionManager: resumedFile(options.resume, sessionDir, cwd, options.persist === true),
 		...(options.tools ? { tools: options.tools } : {}),
 	});
 	if (extensionsResult.errors.length > 0) {
@@ -226,6 +230,14 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 		},
 	});
 
+	let closed = false;
+	const close = async () => {
+		if (closed) return;
+		closed = true;
+		await session.abort();
+		session.dispose();
+		await modelRuntime.settleCredentialWrites();
+	};
 	return {
 		session,
 		model,
@@ -245,13 +257,25 @@ export async function createSdkHarness(options: SdkHarnessOptions = {}): Promise
 			if (extensionErrors.length > errorsBefore) throw new Error(extensionErrors.slice(errorsBefore).join("\n"));
 			return ui.notifications.slice(before).map((n) => n.message);
 		},
+		close,
 		dispose: async () => {
-			await session.abort();
-			session.dispose();
-			await modelRuntime.settleCredentialWrites();
+			await close();
 			rmSync(root, { recursive: true, force: true });
 		},
 	};
+}
+
+/** The session manager: the resumed harness's file reopened, a new file, or memory. */
+function resumedFile(
+	resume: SdkHarness | undefined,
+	sessionDir: string,
+	cwd: string,
+	persist: boolean,
+): SessionManager {
+	const file = resume?.session.sessionManager.getSessionFile();
+	if (resume && !file) throw new Error("SDK harness: resume needs a persisted session (persist: true)");
+	if (file) return SessionManager.open(file, sessionDir);
+	return persist ? SessionManager.create(cwd, sessionDir) : SessionManager.inMemory(cwd);
 }
 
 /** Command actions of a lone session: no runtime exists to replace it, so replacing actions fail loudly. */

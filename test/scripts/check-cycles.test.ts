@@ -39,88 +39,51 @@ function check(root?: string) {
 }
 
 describe("check-cycles", () => {
-	it("fails on an import from a lower layer to a higher one, naming both", () => {
-		const root = tree({
-			"src/low.ts": 'import { top } from "./top.ts";\nexport const low = top;\n',
-			"src/top.ts": "export const top = 1;\n",
-		});
-		const result = check(root);
-		expect(result.status).toBe(1);
-		expect(result.output).toContain("upward import: src/low.ts (layer 2) imports src/top.ts (layer 4)");
-	});
-
-	it("fails on a module no layer places, and on an import of one", () => {
+	// One tree holding every kind of violation, checked in one run: each is named, none hides another.
+	it("fails on each violation and names it: upward import, unplaced module, cycle, self import, Pi runtime in the engine", () => {
 		const result = check(
 			tree({
+				"src/low.ts": 'import { top } from "./top.ts";\nexport const low = top;\n',
 				"src/top.ts": 'import { x } from "./stray/x.ts";\nexport const top = x;\n',
 				"src/stray/x.ts": "export const x = 1;\n",
-			}),
-		);
-		expect(result.status).toBe(1);
-		expect(result.output).toContain("no layer: src/stray/x.ts");
-		expect(result.output).toContain("no layer: src/top.ts imports src/stray/x.ts");
-	});
-
-	it("checks bench/ too", () => {
-		const result = check(
-			tree({
+				"src/a/one.ts": 'import type { B } from "../b/two.ts";\nexport type A = B;\n',
+				"src/b/two.ts": 'import type {\n\tC,\n} from "./three.ts";\nexport type B = C;\n',
+				"src/b/three.ts": 'export type { A as C } from "../a/one.ts";\n',
+				"src/c/free.ts": 'import type { A } from "../a/one.ts";\nexport type D = A;\n',
+				"src/self.ts": 'export { x } from "./self.ts";\nexport const y = 1;\n',
 				"bench/one.ts": 'import { two } from "./two.ts";\nexport const one = two;\n',
 				"bench/two.ts": 'import { one } from "./one.ts";\nexport const two = one;\n',
-			}),
-		);
-		expect(result.status).toBe(1);
-		expect(result.output).toContain("import cycle: bench/one.ts <-> bench/two.ts");
-	});
-
-	it("fails when the engine takes a value or a runtime type from Pi, passes Pi's types and projection", () => {
-		const free = tree({
-			"src/fold/engine/window.ts":
-				'import type { SessionEntry } from "@earendil-works/pi-coding-agent";\nimport { buildSessionProjection } from "@earendil-works/pi-coding-agent";\nexport const f = (b: SessionEntry[]) => buildSessionProjection(b, null);\n',
-		});
-		expect(check(free)).toMatchObject({ status: 0 });
-		const result = check(
-			tree({
 				"src/fold/engine/window.ts":
 					'import { type ExtensionContext, estimateTokens } from "@earendil-works/pi-coding-agent";\nexport const f = (c: ExtensionContext) => estimateTokens;\n',
 			}),
 		);
 		expect(result.status).toBe(1);
+		expect(result.output).toContain("upward import: src/low.ts (layer 2) imports src/top.ts (layer 4)");
+		expect(result.output).toContain("no layer: src/stray/x.ts");
+		expect(result.output).toContain("no layer: src/top.ts imports src/stray/x.ts");
+		expect(result.output).toContain("import cycle: src/a/one.ts <-> src/b/three.ts <-> src/b/two.ts");
+		expect(result.output).not.toContain("src/c/free.ts");
+		expect(result.output).toContain("import cycle: src/self.ts");
+		expect(result.output).toContain("import cycle: bench/one.ts <-> bench/two.ts");
 		expect(result.output).toContain("Pi runtime in the engine: src/fold/engine/window.ts imports ExtensionContext");
 		expect(result.output).toContain("imports estimateTokens (a value)");
+	});
+
+	it("passes a layered acyclic tree, and the engine taking Pi's types and its projection", () => {
+		const root = tree({
+			"src/low.ts": "export const low = 1;\n",
+			"src/mid.ts": 'import { low } from "./low.ts";\nexport const mid = low;\n',
+			"src/top.ts": 'import { low } from "./low.ts";\nimport { mid } from "./mid.ts";\nexport const top = low + mid;\n',
+			"src/fold/engine/window.ts":
+				'import type { SessionEntry } from "@earendil-works/pi-coding-agent";\nimport { buildSessionProjection } from "@earendil-works/pi-coding-agent";\nimport { top } from "../../top.ts";\nexport const f = (b: SessionEntry[]) => buildSessionProjection(b, null) && top;\n',
+		});
+		expect(check(root)).toMatchObject({ status: 0 });
 	});
 
 	it("fails without a layers block, saying where to write it", () => {
 		const result = check(tree({ "NOTES.md": "# Notes\n", "src/low.ts": "export const low = 1;\n" }));
 		expect(result.status).toBe(1);
 		expect(result.output).toContain("NOTES.md has no ```layers block");
-	});
-
-	it("fails on a cycle of type-only imports across directories and names its modules", () => {
-		const root = tree({
-			"src/a/one.ts": 'import type { B } from "../b/two.ts";\nexport type A = B;\n',
-			"src/b/two.ts": 'import type {\n\tC,\n} from "./three.ts";\nexport type B = C;\n',
-			"src/b/three.ts": 'export type { A as C } from "../a/one.ts";\n',
-			"src/c/free.ts": 'import type { A } from "../a/one.ts";\nexport type D = A;\n',
-		});
-		const result = check(root);
-		expect(result.status).toBe(1);
-		expect(result.output).toContain("import cycle: src/a/one.ts <-> src/b/three.ts <-> src/b/two.ts");
-		expect(result.output).not.toContain("src/c/free.ts");
-	});
-
-	it("fails on a module that imports itself", () => {
-		const result = check(tree({ "src/self.ts": 'export { x } from "./self.ts";\nexport const y = 1;\n' }));
-		expect(result.status).toBe(1);
-		expect(result.output).toContain("import cycle: src/self.ts");
-	});
-
-	it("passes an acyclic tree", () => {
-		const root = tree({
-			"src/low.ts": "export const low = 1;\n",
-			"src/mid.ts": 'import { low } from "./low.ts";\nexport const mid = low;\n',
-			"src/top.ts": 'import { low } from "./low.ts";\nimport { mid } from "./mid.ts";\nexport const top = low + mid;\n',
-		});
-		expect(check(root)).toMatchObject({ status: 0 });
 	});
 
 	it("passes this checkout", () => {

@@ -5,6 +5,7 @@ import {
 	isClosedRange,
 	isClosureSafeBoundary,
 	toolCallSpans,
+	toolSpanTable,
 } from "../../src/session/closure.ts";
 import { BranchBuilder } from "../fixtures/session.ts";
 
@@ -28,7 +29,7 @@ describe("tool call closure", () => {
 		branch.result("c1", "file"); // 2
 		branch.assistant("done"); // 3
 		expect(safeSet(branch)).toEqual([0, 1, 3, 4]);
-		const span = toolCallSpans(branch.entries).get("c1");
+		const span = toolCallSpans(branch.entries).get("c1@1");
 		expect(span).toMatchObject({ first: 1, last: 2, callIndex: 1, resultIndices: [2], toolName: "read" });
 	});
 
@@ -76,5 +77,43 @@ describe("tool call closure", () => {
 			{ id: "twice", kind: "duplicate-result" },
 		]);
 		expect(safeSet(branch)).toEqual([0, 1, 2, 5]);
+	});
+
+	it("pairs a repeated call id with its own batch: each reply's call_0 is a span of its own", () => {
+		// A provider that numbers calls per response: every reply's first call is call_0.
+		const branch = new BranchBuilder();
+		branch.user("first"); // 0
+		branch.assistant("", [{ id: "call_0", name: "read" }]); // 1
+		branch.result("call_0", "one"); // 2
+		branch.assistant("done"); // 3
+		branch.user("second"); // 4
+		branch.assistant("", [{ id: "call_0", name: "read" }]); // 5
+		branch.result("call_0", "two"); // 6
+		branch.assistant("done"); // 7
+		const table = toolSpanTable(branch.entries);
+		expect([...table.spans.values()].map((span) => [span.key, span.first, span.last, span.resultIndices])).toEqual([
+			["call_0@1", 1, 2, [2]],
+			["call_0@5", 5, 6, [6]],
+		]);
+		expect(table.callSpans.get("call_0")?.map((span) => span.key)).toEqual(["call_0@1", "call_0@5"]);
+		// Each turn can be cut around its own pair: the repeat does not tie the turns together.
+		expect(safeSet(branch)).toEqual([0, 1, 3, 4, 5, 7, 8]);
+		expect(closureDefects(table.spans)).toEqual([]);
+	});
+
+	it("keeps a result before its call in its batch only: an early orphan never adopts a later call of its id", () => {
+		const branch = new BranchBuilder();
+		branch.result("call_0", "orphan"); // 0
+		branch.assistant("", [{ id: "call_1", name: "read" }]); // 1
+		branch.result("call_1", "r"); // 2
+		branch.assistant("", [{ id: "call_0", name: "read" }]); // 3
+		branch.result("call_0", "answer"); // 4
+		const spans = [...toolCallSpans(branch.entries).values()];
+		expect(spans.map((span) => [span.key, span.callIndex, span.resultIndices])).toEqual([
+			["call_0@0", -1, [0]],
+			["call_1@1", 1, [2]],
+			["call_0@3", 3, [4]],
+		]);
+		expect(safeSet(branch)).toEqual([0, 1, 3, 5]);
 	});
 });

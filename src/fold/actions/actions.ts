@@ -16,6 +16,7 @@ import { PI_CHARS_PER_TOKEN } from "../../session/tokens.ts";
 import { type ActionOutcome, type FoldWorkspace, failed, fromRefusal } from "../engine/workspace.ts";
 import { consolidateFolds, createFold, dissolveFold, type FoldOptions, rebriefFold } from "../lattice/lattice.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
+import { callSpan } from "../lattice/lattice-rules.ts";
 import { foldTree } from "../lattice/lattice-view.ts";
 import { childFoldIds, type FoldPart, type FoldRecord, isFoldId, isRefusal, unknownFold } from "../lattice/records.ts";
 import { appliesImmediately } from "../policy/epoch.ts";
@@ -257,10 +258,11 @@ export function refoldFold(ws: FoldWorkspace, id: string): ActionOutcome {
 function resolveEntryIds(ws: FoldWorkspace, ids: readonly string[]): string[] | ActionOutcome {
 	const out: string[] = [];
 	for (const id of ids) {
+		const span = ws.view.indexById.has(id) ? undefined : callSpan(ws.view, id);
+		if (span && "ok" in span) return fromRefusal(span);
 		if (ws.view.indexById.has(id)) out.push(id);
-		else if (ws.view.spans.has(id)) {
-			const span = ws.view.spans.get(id);
-			const indices = [span?.callIndex ?? -1, ...(span?.resultIndices ?? [])].filter((index) => index >= 0);
+		else if (span) {
+			const indices = [span.callIndex, ...span.resultIndices].filter((index) => index >= 0);
 			for (const index of indices) {
 				const entry = ws.branch[index];
 				if (entry) out.push(entry.id);

@@ -1,10 +1,10 @@
 /**
  * The `search` action's shell: gathers the sources from one workspace
  * snapshot (every fold placed on the branch, at any depth, with the lines it
- * owns; the entries compaction summaries cover; the session's evidence
- * artifacts), hands them to the pure search (`search.ts`) with readers that
- * verify every byte (the fold store's read, recall's hash checks, the
- * evidence store's read), and words the result. Text that only echoes what
+ * owns; the entries compaction summaries cover; the evidence artifacts a
+ * tool result on this branch names), hands them to the pure search
+ * (`search.ts`) with readers that verify every byte (the fold store's read,
+ * recall's hash checks, the evidence store's read), and words the result. Text that only echoes what
  * its original holds (the context tool's own calls and results, pi-fold's
  * records) is read and verified but not matched. Reads only: nothing is
  * persisted and the window does not change.
@@ -15,7 +15,7 @@ import { compactedEntryIds, recall, recordedHashes } from "../../compaction/reco
 import { canonicalJson } from "../../session/canonical.ts";
 import { contentText } from "../../text/lines.ts";
 import { compileMatcher } from "../../text/matcher.ts";
-import type { ActionOutcome, FoldWorkspace } from "../engine/workspace.ts";
+import { type ActionOutcome, type FoldWorkspace, failed } from "../engine/workspace.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
 import { isRefusal, leafEntryIds } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
@@ -144,8 +144,14 @@ function compactedSources(ws: FoldWorkspace, folded: ReadonlySet<string>): Searc
 	});
 }
 
-/** Where each artifact's window text sits: the tool result that names `evidence:<sha256>`. */
-function evidenceOrder(branch: readonly SessionEntry[]): Map<string, number> {
+/**
+ * The artifacts this branch can reach, by hash, with where each one's window
+ * text sits: the tool result that names `evidence:<sha256>`. The evidence
+ * directory is the session's, shared by every branch of its file; an
+ * artifact no result on this branch names belongs to another branch, and
+ * neither search nor peek answers for it here.
+ */
+export function evidenceOnBranch(branch: readonly SessionEntry[]): Map<string, number> {
 	const order = new Map<string, number>();
 	const address = new RegExp(`${EVIDENCE_ADDRESS_PREFIX}([0-9a-f]{64})`, "g");
 	branch.forEach((entry, index) => {
@@ -158,13 +164,23 @@ function evidenceOrder(branch: readonly SessionEntry[]): Map<string, number> {
 }
 
 async function evidenceSources(ws: FoldWorkspace, evidence: EvidenceArtifacts): Promise<SearchSource[]> {
-	const order = evidenceOrder(ws.branch);
-	return (await evidence.artifacts()).map((artifact) => ({
-		kind: "evidence" as const,
-		id: `${EVIDENCE_ADDRESS_PREFIX}${artifact.hash}`,
-		order: order.get(artifact.hash) ?? ws.branch.length,
-		read: artifact.read,
-	}));
+	const order = evidenceOnBranch(ws.branch);
+	return (await evidence.artifacts()).flatMap((artifact) => {
+		const at = order.get(artifact.hash);
+		if (at === undefined) return [];
+		return [
+			{ kind: "evidence" as const, id: `${EVIDENCE_ADDRESS_PREFIX}${artifact.hash}`, order: at, read: artifact.read },
+		];
+	});
+}
+
+/** A peek of an evidence address this branch does not name: refused (it is another branch's), else undefined. */
+export function evidenceOffBranch(ws: FoldWorkspace, hash: string): ActionOutcome | undefined {
+	if (evidenceOnBranch(ws.branch).has(hash)) return undefined;
+	return failed(
+		"unknown-id",
+		`${EVIDENCE_ADDRESS_PREFIX}${hash} is named by no tool result on this branch (it belongs to another branch of the session, or to none); only this branch's artifacts are read here. Search finds those.`,
+	);
 }
 
 /** Run a search over one snapshot: the result, or a refusal naming what is wrong with the query. */

@@ -46,14 +46,15 @@ export interface CommitRequest {
 
 /**
  * What a commit came to: committed (`folds` new folds; none when it only
- * settled marks), declined by the ladder (what it could have freed, and why),
+ * settled marks), declined by the ladder (its decision: what it could have
+ * freed, the rent paid and the rewrite's price, and why),
  * off (another process writes the session), or not applied because a source
  * could not be stored. `prepare` is what the summarizer may prepare for the
  * next commit.
  */
 export type CommitOutcome =
 	| { kind: "committed"; folded: boolean; folds: number; summary: CommitSummary; prepare: PrepareHint }
-	| { kind: "declined"; folded: false; freedTokens: number; declined: string | undefined; prepare?: PrepareHint }
+	| { kind: "declined"; folded: false; decision: CommitDecision; prepare?: PrepareHint }
 	| { kind: "off"; folded: false; prepare?: undefined }
 	| { kind: "store-failed"; folded: false; storeError: string; prepare?: undefined };
 

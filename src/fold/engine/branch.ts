@@ -26,7 +26,6 @@ import {
 interface GrowingView extends BranchView {
 	entries: SessionEntry[];
 	indexById: Map<string, number>;
-	spans: Map<string, ToolCallSpan>;
 	units: StructuralUnit[];
 	unitOf: number[];
 	responsesBefore: number[];
@@ -106,17 +105,12 @@ export class BranchTracker {
 		const oldEnd = view.entries.length;
 		// The first index whose unit may change: where a span that reaches the new entries began.
 		let reopen = oldEnd;
-		const touch = (id: string, index: number, name: string): ToolCallSpan => {
-			let span = view.spans.get(id);
-			if (!span) {
-				span = { id, first: index, last: index, callIndex: -1, resultIndices: [], toolName: name };
-				view.spans.set(id, span);
-				const list = this.spansByFirst.get(index);
+		const touched = (span: ToolCallSpan, opened: boolean): void => {
+			if (opened) {
+				const list = this.spansByFirst.get(span.first);
 				if (list) list.push(span);
-				else this.spansByFirst.set(index, [span]);
+				else this.spansByFirst.set(span.first, [span]);
 			} else if (span.first < oldEnd) reopen = Math.min(reopen, span.first);
-			span.last = Math.max(span.last, index);
-			return span;
 		};
 		for (const entry of fresh) {
 			const index = view.entries.length;
@@ -124,7 +118,7 @@ export class BranchTracker {
 			view.responsesBefore.push((view.responsesBefore[index] ?? 0) + (isResponse(entry) ? 1 : 0));
 			if (!view.indexById.has(entry.id)) view.indexById.set(entry.id, index);
 			else this.duplicateIds = true;
-			noteToolSpans(entry, index, touch);
+			noteToolSpans(entry, index, view.tools, touched);
 			this.noteEdit(entry);
 			if (entry.type === "compaction") this.structure++;
 		}
@@ -150,7 +144,7 @@ export class BranchTracker {
 
 	private analyze(entries: readonly SessionEntry[]): GrowingView {
 		const view = analyzeBranch([...entries], { readOnlyTools: this.readOnlyTools });
-		this.spansByFirst = spansByFirstIndex(view.spans);
+		this.spansByFirst = spansByFirstIndex(view.tools.spans);
 		this.duplicateIds = view.indexById.size < view.entries.length;
 		return view as GrowingView;
 	}

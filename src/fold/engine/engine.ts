@@ -58,7 +58,7 @@ import type { RequestOutcome } from "./request-digests.ts";
 import { Requests, type RequestWindow } from "./requests.ts";
 import { freshTailStart, lastCommitOn } from "./session-facts.ts";
 import { type StatusDetails, statusDetails } from "./status-facts.ts";
-import { strayBriefEntries } from "./stray-briefs.ts";
+import { persistedBriefsHold, strayBriefEntries } from "./stray-briefs.ts";
 import type { ActionOutcome, FoldWorkspace } from "./workspace.ts";
 
 /** What decides at a boundary: the automatic ladder (the product), nothing, or a reference policy. */
@@ -307,9 +307,8 @@ export class FoldEngine {
 		const plan = this.plan(host, request);
 		if (plan.kind === "off") return { kind: "off", folded: false };
 		if (plan.kind !== "planned") {
-			const { freedTokens, declined } = plan.decision;
 			const prepare = plan.kind === "declined" ? { prepare: plan.prepare } : {};
-			return { kind: "declined", folded: false, freedTokens, declined, ...prepare };
+			return { kind: "declined", folded: false, decision: plan.decision, ...prepare };
 		}
 		const storeError = await this.storeSources(plan.planned);
 		if (storeError !== undefined) {
@@ -477,7 +476,10 @@ export class FoldEngine {
 			messages === undefined
 				? this.next.requestTokens(this.next.messages(), fixed)
 				: this.nextWindow.requestTokens(messages, fixed),
-		deferred: () => this.unbuilt !== undefined && this.ledger.state.skipped === 0,
+		deferred: () =>
+			this.unbuilt !== undefined &&
+			this.ledger.state.skipped === 0 &&
+			persistedBriefsHold(this.unbuilt, this.lattice(), this.options.brandNoun),
 	};
 
 	/** The request after any fence commit (requests.ts): preview, fence verdict, observation. */

@@ -4,15 +4,18 @@
  * "would have saved", the benchmarks) runs exactly the decisions the Pi
  * adapter runs.
  *
- * Per recorded assistant message: the `context` hook (the fence commit when
- * the request is over budget, then the request with any preview), then the
- * message joins the branch, with its usage, and its blocking tool calls.
- * After each turn (the message and the tool results that follow it) the
- * `turn_end` boundary: reconcile, the automatic commit, the boundary's
- * custom entries and drafts. A turn after which no assistant message follows
- * before the next user message ends the run: the `agent_before_settle`
- * boundary, then `agent_settled` (reconcile, and whatever is still queued is
- * persisted). A compaction entry announces itself as Pi's does.
+ * Per recorded assistant message: the `context` hook (the engine's
+ * `prepareRequest`: the fence commit when the request is over budget, then
+ * the request with any preview), then the message joins the branch, with
+ * its usage, and its blocking tool calls. After each turn (the message and
+ * the tool results that follow it) the `turn_end` boundary (the engine's
+ * `boundary`: reconcile, the automatic commit, the custom entries and
+ * drafts handed off). The steps are the engine's; the player orders only
+ * events, as Pi raises them. A turn after which no assistant message
+ * follows before the next user message ends the run: the
+ * `agent_before_settle` boundary, then `agent_settled` (reconcile, and
+ * whatever is still queued is persisted). A compaction entry announces
+ * itself as Pi's does.
  *
  * What a boundary persists and where a recorded entry stands on the branch
  * is the `Sink`'s business: a replay appends new entries, a parity check
@@ -54,6 +57,8 @@ export interface PlayOptions {
 	onRequest?: (assistant: SessionEntry, messages: readonly AgentMessage[], outcome: RequestOutcome) => void;
 	/** Each automatic commit that created folds: how many, and whether the fence forced it. */
 	onCommit?: (folds: number, fence: boolean) => void;
+	/** Every automatic commit's outcome, folds or not (the ladder's decisions, for checks of its rule). */
+	onOutcome?: (outcome: CommitOutcome, fence: boolean) => void;
 	/** Before a recorded entry joins the branch: where a replay runs what Pi does there (its threshold compaction). */
 	beforeEntry?: (entry: SessionEntry) => Promise<void> | void;
 	/** What an automatic commit decision hands the model summarizer to prepare (as the Pi adapter passes it on). */
@@ -82,6 +87,7 @@ export async function playBranch(
 	};
 	// What the Pi adapter does with a commit's outcome: the summarizer prepares, the counts see the folds.
 	const committed = (commit: CommitOutcome | undefined, fence: boolean) => {
+		if (commit) options.onOutcome?.(commit, fence);
 		if (commit?.prepare) options.onPrepare?.(commit.prepare);
 		if (commit?.kind === "committed" && commit.folded) options.onCommit?.(commit.folds, fence);
 	};

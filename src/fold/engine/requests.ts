@@ -44,8 +44,10 @@ export interface RequestWindow {
 	/** Estimated prompt tokens of `messages` (default: the persisted projection) plus the fixed part. */
 	tokens(messages: readonly AgentMessage[] | undefined, fixedTokens: number): number;
 	/**
-	 * The branch is still unbuilt and every fold entry on it decoded, so the
-	 * persisted window carries only committed folds whose records answer.
+	 * The branch is still unbuilt, every fold entry on it decoded, and every
+	 * brief the persisted window shows is its live record's, over entries on
+	 * the branch (`persistedBriefsHold`): the window Pi built from the
+	 * session carries only folds that peek and expand answer.
 	 */
 	deferred(): boolean;
 }

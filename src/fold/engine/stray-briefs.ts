@@ -12,10 +12,16 @@
  * Only entries whose edit names a fold the state does not hold are claimed;
  * every other edit (another extension's, Pi's omission of a failed reply)
  * stays where it is.
+ *
+ * Before the branch is built (a resumed session's first request), the same
+ * reading says whether every brief the persisted window shows can go out as
+ * it is: `persistedBriefsHold`.
  */
 
 import type { ContextEditEntry, SessionEntry } from "@earendil-works/pi-coding-agent";
+import { type FoldLattice, isRefusal, leafEntryIds } from "../lattice/records.ts";
 import { isEditableEntry } from "../lattice/units.ts";
+import { batchPointerText, briefText } from "./materialize.ts";
 
 function escapeRegExp(text: string): string {
 	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -80,4 +86,34 @@ export function strayBriefEntries(
 		}
 	});
 	return stray;
+}
+
+/**
+ * Whether every brief and batch pointer the branch's latest edits show is one
+ * the live lattice answers: its record decoded and is live, the text is the
+ * one the engine would draft for it (a hand-written or stale brief is not),
+ * and every entry the fold covers is on the branch. One pass over the
+ * branch's entries, no view and no projection: a resumed session's first
+ * request may go out as Pi built it only when this holds (engine.ts).
+ */
+export function persistedBriefsHold(branch: readonly SessionEntry[], lattice: FoldLattice, brandNoun: string): boolean {
+	const latest = new Map<string, ContextEditEntry>();
+	const onBranch = new Set<string>();
+	for (const entry of branch) {
+		onBranch.add(entry.id);
+		if (entry.type === "context_edit") latest.set(entry.targetId, entry);
+	}
+	const patterns = briefPatterns(brandNoun);
+	for (const edit of latest.values()) {
+		const text = replacementText(edit);
+		const named = text === undefined ? undefined : foldNamedBy(text, patterns);
+		if (!named) continue;
+		const record = lattice.folds.get(named.id);
+		if (!record) return false;
+		const drafted = [briefText(record, record.brief, brandNoun), batchPointerText(record, brandNoun)];
+		if (!drafted.includes(text ?? "")) return false;
+		const leaves = leafEntryIds(lattice, record.id);
+		if (isRefusal(leaves) || leaves.some((id) => !onBranch.has(id))) return false;
+	}
+	return true;
 }

@@ -7,6 +7,7 @@
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import type { ToolCallSpan } from "../../session/closure.ts";
 import { entryIdAt, innermostContaining, type LatticeIndex, partialOverlaps } from "./lattice-index.ts";
 import { type FoldLattice, type FoldRefusal, refusal } from "./records.ts";
 import { type BranchView, entryUnitKind, type StructuralUnit } from "./units.ts";
@@ -19,6 +20,8 @@ export const MIN_CHAPTER_UNITS = 2;
 export const MIN_CONSOLIDATION_FOLDS = 2;
 /** Ids listed in one refusal message before "+n more". */
 const MESSAGE_ID_LIMIT = 3;
+/** Calls an ambiguous tool call id is refused with, listed by entry before "+n more": enough to pick one. */
+const AMBIGUOUS_CALLS_LISTED = 8;
 
 /** Entries that must stay raw. */
 export interface FoldGuards {
@@ -46,11 +49,30 @@ export function resolveEnd(lattice: FoldLattice, index: LatticeIndex, id: string
 	if (lattice.folds.has(id)) return notOnBranch(id, index);
 	const entry = index.view.indexById.get(id);
 	if (entry !== undefined) return { start: entry, end: entry + 1 };
-	const span = index.view.spans.get(id);
+	const span = callSpan(index.view, id);
+	if (span && "ok" in span) return span;
 	if (span) return { start: span.first, end: span.last + 1 };
 	return refusal(
 		"unknown-id",
 		`"${id}" is not an entry id, tool call id or fold id on this branch. Name span ends with ids from the transcript, or list fold ids with the status action (detail "tree").`,
+	);
+}
+
+/**
+ * The one call a tool call id names on this branch, or a refusal listing the
+ * calls it names when the id repeats (a provider numbering calls per
+ * response): an agent's id never silently means the first of them.
+ */
+export function callSpan(view: BranchView, id: string): ToolCallSpan | FoldRefusal | undefined {
+	const spans = view.tools.callSpans.get(id);
+	if (!spans || spans.length === 0) return undefined;
+	if (spans.length === 1) return spans[0];
+	const where = spans.map((span) => entryIdAt(view, span.callIndex >= 0 ? span.callIndex : span.first));
+	const shown = where.slice(0, AMBIGUOUS_CALLS_LISTED).join(", ");
+	const more = where.length > AMBIGUOUS_CALLS_LISTED ? ` (+${where.length - AMBIGUOUS_CALLS_LISTED} more)` : "";
+	return refusal(
+		"ambiguous-id",
+		`Tool call id "${id}" names ${spans.length} calls on this branch (the provider numbers calls per response), in entries ${shown}${more}. Name the entry instead: its id is unique.`,
 	);
 }
 
@@ -180,7 +202,9 @@ export function openUnit(view: BranchView, unit: StructuralUnit): FoldRefusal {
 			`Entry ${entryIdAt(view, unit.start)} is a response still in progress. Fold it once it has finished.`,
 		);
 	}
-	const waiting = unit.toolCallIds.filter((id) => (view.spans.get(id)?.resultIndices.length ?? 0) === 0);
+	const waiting: string[] = [];
+	for (const span of view.tools.spans.values())
+		if (span.first >= unit.start && span.first < unit.end && span.resultIndices.length === 0) waiting.push(span.id);
 	return refusal(
 		"open-unit",
 		`Tool batch ${entryIdAt(view, unit.start)} is not completed: no result yet for ${listIds(waiting)}. Fold it after its results arrive, or end the span before it.`,

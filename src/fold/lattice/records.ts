@@ -63,6 +63,7 @@ export interface FoldLattice {
 
 export type RefusalCode =
 	| "unknown-id"
+	| "ambiguous-id"
 	| "unknown-fold"
 	| "span-too-small"
 	| "not-a-tool-batch"

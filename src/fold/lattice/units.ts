@@ -24,7 +24,7 @@
 
 import type { AgentMessage } from "@earendil-works/pi-agent-core";
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
-import { DROPPED_STOP_REASONS, type ToolCallSpan, toolCallSpans } from "../../session/closure.ts";
+import { DROPPED_STOP_REASONS, type ToolCallSpan, type ToolSpanTable, toolSpanTable } from "../../session/closure.ts";
 
 /** Pi's built-in read-only tools: completed batches of only these may fold automatically. */
 export const DEFAULT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["read", "grep", "find", "ls"]);
@@ -64,8 +64,12 @@ export interface BranchView {
 	entries: readonly SessionEntry[];
 	/** Entry id → index. The first occurrence wins if a branch repeats an id. */
 	indexById: ReadonlyMap<string, number>;
-	/** Tool call id → where its call and results sit. */
-	spans: ReadonlyMap<string, ToolCallSpan>;
+	/**
+	 * Each tool call with its results, where they sit: `spans` by a key unique
+	 * on the branch, `callSpans` every span of one call id (ids repeat when a
+	 * provider numbers calls per response). session/closure.ts pairs them.
+	 */
+	tools: ToolSpanTable;
 	units: readonly StructuralUnit[];
 	/** Entry index → index of the unit holding it. */
 	unitOf: readonly number[];
@@ -146,18 +150,18 @@ function stopReasonOf(entry: SessionEntry | undefined): string | undefined {
 /** Split a branch into structural units and index it. */
 export function analyzeBranch(entries: readonly SessionEntry[], options: BranchViewOptions = {}): BranchView {
 	const readOnlyTools = options.readOnlyTools ?? DEFAULT_READ_ONLY_TOOLS;
-	const spans = toolCallSpans(entries);
+	const tools = toolSpanTable(entries);
 	const indexById = new Map<string, number>();
 	entries.forEach((entry, index) => {
 		if (!indexById.has(entry.id)) indexById.set(entry.id, index);
 	});
-	const units = cutUnits(entries, 0, spansByFirstIndex(spans), readOnlyTools, 0);
+	const units = cutUnits(entries, 0, spansByFirstIndex(tools.spans), readOnlyTools, 0);
 	const unitOf: number[] = [];
 	for (const unit of units) for (let i = unit.start; i < unit.end; i++) unitOf.push(unit.index);
 	const responsesBefore = [0];
 	for (const entry of entries) responsesBefore.push((responsesBefore.at(-1) ?? 0) + (isResponse(entry) ? 1 : 0));
 	const batchUnits = units.filter((unit) => unit.kind === "tool-batch").map((unit) => unit.index);
-	return { entries, indexById, spans, units, unitOf, responsesBefore, batchUnits, readOnlyTools };
+	return { entries, indexById, tools, units, unitOf, responsesBefore, batchUnits, readOnlyTools };
 }
 
 /** An assistant message: one response to one request. */

@@ -129,7 +129,7 @@ export class OverflowRecovery {
 			ctx.ui.notify(text, "warning");
 		} else if (committed.kind === "declined") {
 			// (Off: another process writes the session, which was said when it was seen.)
-			const { freedTokens } = committed;
+			const { freedTokens } = committed.decision;
 			const text = overflowNotEnoughText({ brand, failedTokens, freedTokens, line, reserveTokens, compacts });
 			ctx.ui.notify(text, "warning");
 		}

@@ -19,7 +19,7 @@ import {
 } from "../actions/actions.ts";
 import { peekFold } from "../actions/peek.ts";
 import { listChildren } from "../actions/peek-children.ts";
-import { searchAction } from "../actions/search-action.ts";
+import { evidenceOffBranch, searchAction } from "../actions/search-action.ts";
 import { boundedDetails, statusText as boundedStatusText, STATUS_MAX_CHARS } from "../actions/status.ts";
 import {
 	isArgumentError,
@@ -114,6 +114,7 @@ async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: Extensio
 	const ws = runtime.workspace(ctx, "agent");
 	const id = params.id ?? "";
 	const ids = params.ids ?? [];
+	const evidence = parseEvidenceAddress(id);
 	switch (params.action) {
 		case "status":
 			return { ok: true, text: "" };
@@ -121,7 +122,7 @@ async function runAction(runtime: FoldRuntime, params: ToolParams, ctx: Extensio
 			return foldSpan(ws, ids, params.brief);
 		case "peek":
 			// Evidence artifacts are not folds: they live in the session's evidence directory.
-			if (parseEvidenceAddress(id)) return runtime.evidence.peek(id, params.offset, params.bytes);
+			if (evidence) return evidenceOffBranch(ws, evidence) ?? runtime.evidence.peek(id, params.offset, params.bytes);
 			if (params.children) return listChildren(ws, id, params.offset, params.limit);
 			return peekFold(ws, id, params.offset, params.bytes);
 		case "search":

@@ -79,7 +79,7 @@ function note(index: GrowingIndex, view: BranchView, i: number): void {
 		const text = contentText(message.content);
 		hold(index, referenceTokens(text), i);
 		for (const name of declaredNames(text)) index.newestDeclaring.set(name, i);
-		for (const path of calledPaths(view, message.toolCallId)) {
+		for (const path of calledPaths(view, i, message.toolCallId)) {
 			for (const key of pathKeys(path)) index.newestRead.set(key, i);
 		}
 		return;
@@ -155,9 +155,14 @@ function changesFile(name: string, args: unknown): boolean {
 	return argumentStrings(args).includes(PATCH_MARK);
 }
 
-/** Paths named by the arguments of the call a result answers, when the call reads rather than changes them. */
-function calledPaths(view: BranchView, toolCallId: string): string[] {
-	const span = view.spans.get(toolCallId);
+/**
+ * Paths named by the arguments of the call the result at `resultIndex`
+ * answers, when the call reads rather than changes them. The span is the one
+ * holding this result (call ids repeat on a branch; session/closure.ts pairs
+ * each result with its call).
+ */
+function calledPaths(view: BranchView, resultIndex: number, toolCallId: string): string[] {
+	const span = view.tools.callSpans.get(toolCallId)?.find((s) => s.resultIndices.includes(resultIndex));
 	const call = span ? view.entries[span.callIndex] : undefined;
 	if (call?.type !== "message" || call.message.role !== "assistant") return [];
 	for (const part of call.message.content) {

@@ -14,7 +14,12 @@ import { foldSpan } from "../../../src/fold/actions/actions.ts";
 import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { listChildren } from "../../../src/fold/actions/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
-import { type EvidenceArtifacts, searchAction, searchWorkspace } from "../../../src/fold/actions/search-action.ts";
+import {
+	type EvidenceArtifacts,
+	evidenceOffBranch,
+	searchAction,
+	searchWorkspace,
+} from "../../../src/fold/actions/search-action.ts";
 import type { ActionOutcome } from "../../../src/fold/engine/workspace.ts";
 import { leafEntryIds } from "../../../src/fold/lattice/records.ts";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../../../src/fold/options.ts";
@@ -147,6 +152,44 @@ describe("search action", () => {
 		expect(outcome.text).toContain(`- fold ${id}: integrity: `);
 	});
 
+	it("names a fold whose log was edited after folding instead of serving the stored bytes", async () => {
+		const b = stagedBranch(2);
+		const space = foldWorkspace(b.entries);
+		const id = await fold(space, ["s1"]);
+		// The tool result is edited in the session file after the fold stored its source.
+		const at = b.entries.findIndex((entry) => entry.type === "message" && entry.message.role === "toolResult");
+		const result = b.entries[at];
+		if (result?.type !== "message" || result.message.role !== "toolResult") throw new Error("no tool result");
+		b.entries[at] = { ...result, message: { ...result.message, content: [{ type: "text", text: "edited" }] } };
+		const outcome = await searchAction(space.ws(), noEvidence, { query: fact(1) });
+		expect(outcome.ok).toBe(true);
+		expect(outcome.text).toContain("no hits");
+		expect(outcome.text).toContain(`- fold ${id}: integrity: `);
+		expect(outcome.text.split("\n").slice(1).join("\n")).not.toContain(fact(1));
+	});
+
+	it("reports a hit offset on a character boundary: a query holding half a character matches nothing", async () => {
+		const b = new FoldBranch();
+		b.user("Run it");
+		b.tool({ id: "s1", name: "repo_stage", args: {} }, `${"filler line\n".repeat(40)}smile 😀 twice 😀 end`);
+		b.assistant("Done.");
+		const space = foldWorkspace(b.entries);
+		await fold(space, ["s1"]);
+		const half = "😀".slice(0, 1);
+		const outcome = await searchAction(space.ws(), noEvidence, { query: `smile ${half}` });
+		expect(outcome.text).toContain("no hits");
+		const regex = await searchWorkspace(space.ws(), noEvidence, { query: "[\\uD800-\\uDBFF]", regex: true });
+		expect("result" in regex && regex.result.total).toBe(0);
+		// The whole character is found, and its offset starts it.
+		const whole = await searchWorkspace(space.ws(), noEvidence, { query: "😀" });
+		if (!("result" in whole)) throw new Error(whole.text);
+		expect(whole.result.total).toBe(2);
+		const read = await peekFold(space.ws(), whole.result.hits[0]?.id ?? "");
+		const bytes = new TextEncoder().encode(read.text.slice(read.text.indexOf("\n\n") + 2));
+		const offset = whole.result.hits[0]?.offset ?? -1;
+		expect(decode(bytes.slice(offset, offset + 4))).toBe("😀");
+	});
+
 	it("searches evidence artifacts and places each where its window text sits", async () => {
 		const artifact = canonicalBytes({ content: [{ type: "text", text: `rows\n${fact(9)}\nmore` }] });
 		const hash = sha256Hex(artifact);
@@ -163,6 +206,28 @@ describe("search action", () => {
 		expect(decode(artifact.slice(at, at + fact(9).length))).toBe(fact(9));
 		const searched = await searchWorkspace(space.ws(), evidence, { query: "rows" });
 		expect("result" in searched && searched.result.hits[0]?.order).toBe(b.entries.length - 1);
+	});
+
+	it("answers only for evidence a result on this branch names: another branch's artifact is not searched or peeked", async () => {
+		const artifact = canonicalBytes({ content: [{ type: "text", text: `rows\n${fact(9)}\nmore` }] });
+		const hash = sha256Hex(artifact);
+		// The session's evidence directory holds the artifact; the tool result naming it is on a sibling branch.
+		const evidence: EvidenceArtifacts = {
+			artifacts: async () => [{ hash, read: async () => ({ ok: true, bytes: artifact }) }],
+		};
+		const space = foldWorkspace(stagedBranch(1).entries);
+		const outcome = await searchAction(space.ws(), evidence, { query: fact(9) });
+		expect(outcome.text).toContain("no hits");
+		expect(outcome.text).not.toContain(`evidence:${hash}`);
+		const peek = evidenceOffBranch(space.ws(), hash);
+		expect(peek).toMatchObject({ ok: false, code: "unknown-id" });
+		expect(peek?.text).toContain("named by no tool result on this branch");
+		// On the branch that names it, both answer.
+		const b = stagedBranch(1);
+		b.tool({ id: "m", name: "mcp__srv__big", args: {} }, `[evidence] … peek evidence:${hash}`);
+		const named = foldWorkspace(b.entries);
+		expect(evidenceOffBranch(named.ws(), hash)).toBeUndefined();
+		expect((await searchAction(named.ws(), evidence, { query: fact(9) })).text).toContain(`evidence:${hash}`);
 	});
 
 	it("matches a literal with quotes and line breaks in its JSON-escaped form", async () => {

@@ -13,7 +13,9 @@ import { branchOf, grownBranch, step } from "../../fixtures/random-branch.ts";
 const plain = (view: BranchView) => ({
 	entries: [...view.entries],
 	indexById: [...view.indexById],
-	spans: [...view.spans.values()].map((span) => ({ ...span, resultIndices: [...span.resultIndices] })),
+	spans: [...view.tools.spans.values()].map((span) => ({ ...span, resultIndices: [...span.resultIndices] })),
+	callSpans: [...view.tools.callSpans].map(([id, spans]) => [id, spans.map((span) => span.key)]),
+	assistantAt: view.tools.assistantAt,
 	units: view.units.map((unit) => ({ ...unit })),
 	unitOf: [...view.unitOf],
 	responsesBefore: [...view.responsesBefore],

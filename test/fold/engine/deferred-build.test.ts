@@ -2,8 +2,10 @@
  * A reset rebuilds the fold state at once and the branch (view, window,
  * lattice) at first need, so a resumed long session's first request does
  * not wait for a linear pass over its branch: with the host's own list,
- * under the serving budget and with every fold entry decoded, it goes out as
- * Pi projected it (the persisted window). Whatever needs the branch builds
+ * under the serving budget, with every fold entry decoded and every brief in
+ * the window its record's, it goes out as Pi projected it (the persisted
+ * window); otherwise the branch is built first and the request previews
+ * what the fold state shows. Whatever needs the branch builds
  * it, and what a stopped session left unpersisted reaches the next request.
  */
 
@@ -89,6 +91,48 @@ describe("the engine after a reset", () => {
 		const outcome = engine.request(host, piProjection(damaged));
 		expect(engine.built).toBe(true);
 		for (const id of foldIds) expect(JSON.stringify(outcome.sent)).not.toContain(id);
+	});
+
+	it("builds before the first request when a brief's record line is gone: its id would answer unknown-fold", async () => {
+		const { persisted, foldIds } = await foldedSession();
+		const types = stateEntryTypes(options.entryTypePrefix);
+		const [lost, kept] = foldIds;
+		// The first fold's record line is gone from the file (a crash of another writer, a hand edit): another line
+		// stands where it was, so the branch still links; nothing failed to decode.
+		const missing = persisted.map((entry) =>
+			entry.type === "custom" &&
+			entry.customType === types.fold &&
+			(entry.data as { record: { id: string } }).record.id === lost
+				? { ...entry, customType: "other", data: {} }
+				: entry,
+		);
+		const engine = new FoldEngine(options);
+		engine.reset(missing);
+		expect(engine.foldState.skipped).toBe(0);
+		const sent = JSON.stringify(engine.request(host, piProjection(missing)).sent);
+		expect(engine.built).toBe(true);
+		expect(sent).not.toContain(`fold ${lost}`);
+		expect(sent).toContain(`fold ${kept}`);
+	});
+
+	it("builds before the first request when a brief in the window is not its record's: the record's goes out", async () => {
+		const { persisted, foldIds } = await foldedSession();
+		const [forged] = foldIds;
+		const edited = persisted.map((entry) => {
+			const content = entry.type === "context_edit" ? entry.replacement?.content : undefined;
+			const first = Array.isArray(content) ? content[0] : undefined;
+			if (entry.type !== "context_edit" || first?.type !== "text" || !first.text.includes(`fold ${forged} ·`))
+				return entry;
+			const text = `${first.text.split("\n", 1)[0]}\nNothing of note happened here.`;
+			return { ...entry, replacement: { content: [{ type: "text" as const, text }] } };
+		});
+		expect(JSON.stringify(edited)).toContain("Nothing of note happened here.");
+		const engine = new FoldEngine(options);
+		engine.reset(edited);
+		const sent = JSON.stringify(engine.request(host, piProjection(edited)).sent);
+		expect(engine.built).toBe(true);
+		expect(sent).not.toContain("Nothing of note happened here.");
+		expect(sent).toBe(JSON.stringify(piProjection(persisted)));
 	});
 
 	it("builds before the first request when it is over the serving budget: the fence may fold", async () => {

@@ -76,7 +76,9 @@ describe("an expand the ladder would undo at the same boundary", () => {
 		expect(engine.reading(host).total / (host.budget ?? 1)).toBeGreaterThanOrEqual(BACKSTOP_OCCUPANCY);
 
 		const commit = await engine.commit(host);
-		expect(commit.kind, JSON.stringify(commit.kind === "declined" ? commit.declined : commit.kind)).toBe("committed");
+		expect(commit.kind, JSON.stringify(commit.kind === "declined" ? commit.decision.declined : commit.kind)).toBe(
+			"committed",
+		);
 		if (commit.kind !== "committed") return;
 		expect(commit.folded).toBe(true);
 		// The commit folded something else; stage one's output is in the very next request, raw.

@@ -58,7 +58,9 @@ describe("the settle boundary", () => {
 			{ reserveTokens: 1_000 },
 		);
 		const commit = await engine.commit(tight, { force: "fence" });
-		expect(commit.kind, JSON.stringify(commit.kind === "declined" ? commit.declined : commit.kind)).toBe("committed");
+		expect(commit.kind, JSON.stringify(commit.kind === "declined" ? commit.decision.declined : commit.kind)).toBe(
+			"committed",
+		);
 		expect(commit.folded).toBe(true);
 		expect(engine.settleBoundaryWanted()).toBe(true);
 	});

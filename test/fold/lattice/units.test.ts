@@ -166,7 +166,7 @@ describe("units on real sessions", () => {
 			next = unit.end;
 		}
 		expect(next).toBe(entries.length);
-		for (const span of view.spans.values()) {
+		for (const span of view.tools.spans.values()) {
 			expect(view.unitOf[span.first]).toBe(view.unitOf[span.last]);
 		}
 	});
