@@ -77,6 +77,21 @@ describe("last references", () => {
 		expect(requestsSinceReference(view, referenceIndex(view), unit)).toBe(0);
 	});
 
+	it("a result is paired with its own call when providers reuse call ids across responses", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		// Some providers number calls per response: both reads are `call_0`.
+		const first = b.tool({ id: "call_0", name: "read", args: { path: "src/alpha.ts" } }, "const a = 1;");
+		const second = b.tool({ id: "call_0", name: "read", args: { path: "src/beta.ts" } }, "const b = 2;");
+		for (let k = 0; k < 3; k++) b.tool({ id: `s${k}`, name: "bash", args: { command: "make" } }, "ok");
+		b.assistant("Now src/alpha.ts needs the new export.");
+		const view = analyzeBranch(b.entries);
+		const index = referenceIndex(view);
+		// Naming alpha refreshes alpha's read, not the later read that answered a call with the same id.
+		expect(requestsSinceReference(view, index, unitOf(b.entries, first).unit)).toBe(0);
+		expect(requestsSinceReference(view, index, unitOf(b.entries, second).unit)).toBe(4);
+	});
+
 	it("an identifier refreshes the newest entry holding it, and a grown branch reads only what was appended", () => {
 		const b = new FoldBranch();
 		b.user("go");
