@@ -33,6 +33,8 @@ export interface CommitSummary {
 	rewrittenTokens: number;
 	carriedCost: number;
 	rewriteCost: number;
+	/** The expected re-fetches of what the commit hides (the ladder's price of a miss). */
+	refetchCost: number;
 	savingsPerRequest: number;
 	occupancyBefore: number | null;
 }
@@ -111,6 +113,7 @@ export function planCommit(decision: CommitDecision, context: CommitContext): Pl
 			rewrittenTokens: decision.rewrittenTokens,
 			carriedCost: decision.carriedCost,
 			rewriteCost: decision.rewriteCost,
+			refetchCost: decision.refetchCost,
 			savingsPerRequest: decision.savingsPerRequest,
 			occupancyBefore: decision.occupancy,
 		},
