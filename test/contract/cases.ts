@@ -329,7 +329,6 @@ const blockingTool: ContractCase = {
 		await harness.run(`Run ${BLOCKING_STAGES} stages, then delegate.`);
 	},
 	expect(run) {
-
 		expect(reasons(run).at(-1)).toBe("free-rewrite");
 	},
 };
