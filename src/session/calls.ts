@@ -17,9 +17,14 @@ import { utf8ByteLength } from "../text/utf8.ts";
 import { canonicalJson, sha256Hex } from "./canonical.ts";
 import { LABEL_ARG_KEYS, relativeTo } from "./facts.ts";
 import { isPlainRecord } from "./records/record-guards.ts";
+import { continuedSession, hostSessionCommands } from "./split-calls.ts";
 
-/** Argument keys shown bare, in this order of preference: what a reader knows a call by. */
-export const PRIMARY_ARG_KEYS = ["command", "pattern", "query", "path"] as const;
+/**
+ * Argument keys shown bare, in this order of preference: what a reader knows
+ * a call by. `cmd` is Codex CLI's `exec_command`, `file_path` Claude Code's
+ * file tools.
+ */
+export const PRIMARY_ARG_KEYS = ["command", "cmd", "pattern", "query", "path", "file_path"] as const;
 /** Bound on a call's argument text; a longer one is cut and marked with a digest of the whole. */
 export const CALL_ARGS_MAX_CHARS = 100;
 /** Hex digits of the argument digest a cut argument text ends with. */
@@ -94,18 +99,47 @@ function resultOf(message: { content: unknown; isError?: boolean }): CallResult 
 	};
 }
 
-/** Every tool call of a span in call order, each with its result when the span holds it. */
-export function spanCalls(entries: readonly SessionEntry[], cwd?: string): SpanCall[] {
+/**
+ * The arguments a call is shown by: its own, or, for a call that continues
+ * a host session (`write_stdin {"session_id": 3}`), the command that session
+ * runs in front of them, so the call names what it reads.
+ */
+function shownArgs(args: unknown, sessions: ReadonlyMap<string, string> | undefined): unknown {
+	const session = continuedSession(args);
+	const command = session === undefined ? undefined : sessions?.get(session);
+	if (command === undefined || !isPlainRecord(args) || PRIMARY_ARG_KEYS.some((key) => key in args)) return args;
+	return { command, ...args };
+}
+
+/**
+ * Every tool call of a span in call order, each with its result when the span
+ * holds it. `context`: entries before the span, where the calls that started
+ * its host sessions may sit (see src/session/split-calls.ts).
+ */
+export function spanCalls(
+	entries: readonly SessionEntry[],
+	cwd?: string,
+	context: readonly SessionEntry[] = [],
+): SpanCall[] {
 	const show = relativeTo(cwd);
 	const calls: SpanCall[] = [];
 	const byId = new Map<string, SpanCall>();
+	const continues = entries.some(
+		(entry) =>
+			entry.type === "message" &&
+			entry.message.role === "assistant" &&
+			entry.message.content.some((part) => part.type === "toolCall" && continuedSession(part.arguments) !== undefined),
+	);
+	const sessions = continues ? hostSessionCommands([...context, ...entries]) : undefined;
+	const shared = sharedArgKeys(entries);
 	for (const entry of entries) {
 		if (entry.type !== "message") continue;
 		const message = entry.message;
 		if (message.role === "assistant") {
 			for (const part of message.content) {
 				if (part.type !== "toolCall") continue;
-				const args = callArgsText(part.arguments, show);
+				const own = withoutKeys(part.arguments, shared.get(part.name));
+				const args = callArgsText(shownArgs(own, sessions), show);
 				const call: SpanCall = {
 					toolCallId: part.id,
 					tool: part.name,
@@ -121,6 +155,42 @@ export function spanCalls(entries: readonly SessionEntry[], cwd?: string): SpanC
 		}
 	}
 	return calls;
+}
+
+/**
+ * Per tool called at least twice in a span: the argument keys every one of
+ * its calls passes with the same value (a timeout, a working directory).
+ * They tell the calls apart from nothing, so call lines leave them out and
+ * the room goes to what differs. Primary keys always stay.
+ */
+function sharedArgKeys(entries: readonly SessionEntry[]): Map<string, ReadonlySet<string>> {
+	const byTool = new Map<string, Record<string, unknown>[]>();
+	for (const entry of entries) {
+		if (entry.type !== "message" || entry.message.role !== "assistant") continue;
+		for (const part of entry.message.content) {
+			if (part.type !== "toolCall" || !isPlainRecord(part.arguments)) continue;
+			const list = byTool.get(part.name) ?? [];
+			list.push(part.arguments);
+			byTool.set(part.name, list);
+		}
+	}
+	const shared = new Map<string, ReadonlySet<string>>();
+	for (const [tool, calls] of byTool) {
+		const [first, ...rest] = calls;
+		if (!first || rest.length === 0) continue;
+		const keys = Object.keys(first).filter(
+			(key) =>
+				!(PRIMARY_ARG_KEYS as readonly string[]).includes(key) &&
+				rest.every((args) => key in args && canonicalJson(args[key]) === canonicalJson(first[key])),
+		);
+		if (keys.length > 0) shared.set(tool, new Set(keys));
+	}
+	return shared;
+}
+
+function withoutKeys(args: unknown, keys: ReadonlySet<string> | undefined): unknown {
+	if (!keys || !isPlainRecord(args)) return args;
+	return Object.fromEntries(Object.entries(args).filter(([key]) => !keys.has(key)));
 }
 
 /** True when the span's last message is a reply: an assistant message that calls no tool. */

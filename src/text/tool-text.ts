@@ -155,7 +155,7 @@ export function searchFoundNothing(command: string, exitCode: number | undefined
  * older shell tool alike) before `Output:`.
  */
 const HOST_HEADER_LINE =
-	/^(?:Chunk ID: \S+|Wall time: [\d.]+ seconds?|Process exited with code (-?\d+)|Exit code: (-?\d+)|Process running with session ID \S+|Original token count: \d+|Total output lines: \d+)\s*$/;
+	/^(?:Chunk ID: \S+|Wall time: [\d.]+ seconds?|Process exited with code (-?\d+)|Exit code: (-?\d+)|Process running with session ID (\S+)|Original token count: \d+|Total output lines: \d+)\s*$/;
 /** The line that ends a host's frame; what follows is the command's output. */
 const HOST_OUTPUT_LINE = /^Output:\s*$/;
 /** Most frame lines read: the frames above have at most five. */
@@ -167,6 +167,12 @@ export interface HostOutputHeader {
 	bodyStart: number;
 	/** The exit code the frame states, when it states one. */
 	exitCode?: number;
+	/**
+	 * The host's session the command still runs in, when the frame says so:
+	 * a later call (Codex `write_stdin` with this `session_id`) reads the
+	 * rest of its output.
+	 */
+	sessionId?: string;
 }
 
 /**
@@ -180,24 +186,26 @@ export function hostOutputHeader(text: string): HostOutputHeader {
 	let offset = 0;
 	let frameLines = 0;
 	let exitCode: number | undefined;
+	let sessionId: string | undefined;
 	for (let read = 0; read <= HOST_HEADER_MAX_LINES; read++) {
 		const end = text.indexOf("\n", offset);
 		const line = (end === -1 ? text.slice(offset) : text.slice(offset, end)).replace(/\r$/, "");
 		const next = end === -1 ? text.length : end + 1;
-		if (frameLines > 0 && HOST_OUTPUT_LINE.test(line)) return { bodyStart: next, ...codeOf(exitCode) };
+		if (frameLines > 0 && HOST_OUTPUT_LINE.test(line)) return { bodyStart: next, ...stated(exitCode, sessionId) };
 		const match = HOST_HEADER_LINE.exec(line);
 		if (!match) return { bodyStart: 0 };
 		frameLines++;
-		const stated = match[1] ?? match[2];
-		if (stated !== undefined) exitCode = Number(stated);
-		if (end === -1) return { bodyStart: text.length, ...codeOf(exitCode) };
+		const code = match[1] ?? match[2];
+		if (code !== undefined) exitCode = Number(code);
+		sessionId = match[3] ?? sessionId;
+		if (end === -1) return { bodyStart: text.length, ...stated(exitCode, sessionId) };
 		offset = next;
 	}
 	return { bodyStart: 0 };
 }
 
-function codeOf(exitCode: number | undefined): { exitCode?: number } {
-	return exitCode === undefined ? {} : { exitCode };
+function stated(exitCode: number | undefined, sessionId: string | undefined): Omit<HostOutputHeader, "bodyStart"> {
+	return { ...(exitCode === undefined ? {} : { exitCode }), ...(sessionId === undefined ? {} : { sessionId }) };
 }
 
 /** A tool result's text without the host's frame (`hostOutputHeader`); the text itself when it has none. */

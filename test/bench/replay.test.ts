@@ -22,6 +22,9 @@ const HOST: HostFacts = {
 	cwd: "/project",
 };
 
+/** A serving budget that two 9,000-token stages fill past the ladder's backstop (80%). */
+const SMALL_HOST: HostFacts = { ...HOST, budget: 22_000 };
+
 /** Text of about `tokens` estimated tokens (four characters a token). */
 const filler = (tokens: number, tag: string) => `${tag}\n${"x".repeat(tokens * 4)}`;
 
@@ -51,10 +54,11 @@ describe("replayBranch", () => {
 		expect(result.branch).toHaveLength(entries.length);
 	});
 
-	it("ladder: folds stage 1 at the boundary after stage 2 (priced), stage 2 after stage 3", async () => {
+	it("ladder: folds stage 1 at the boundary after stage 2 (backstop), stage 2 after stage 3", async () => {
 		const { entries } = staged();
 		const recorded = await replayBranch(entries, "recorded", options, () => HOST);
-		const ladder = await replayBranch(entries, "ladder", options, () => HOST);
+		// A window two stages fill past the backstop: what left the working set folds at once.
+		const ladder = await replayBranch(entries, "ladder", options, () => SMALL_HOST);
 		expect(ladder).toMatchObject({ commits: 2, folds: 2, rewrites: 2, unattributed: 0, fenceCommits: 0 });
 		// Requests 1 and 2 are the recorded ones; from request 3 on stage 1 shows its brief.
 		expect(tokensOf(ladder.requests[1])).toBe(tokensOf(recorded.requests[1]));
@@ -69,7 +73,7 @@ describe("replayBranch", () => {
 			commits.map((entry) =>
 				entry.type === "custom" ? (entry.data as { summary: { reason: string } }).summary.reason : "",
 			),
-		).toEqual(["priced", "priced"]);
+		).toEqual(["backstop", "backstop"]);
 	});
 
 	it("fold-all: each batch at the first boundary where it is not the newest, the last after the closing reply", async () => {

@@ -50,6 +50,7 @@ async function stagedSession(
 	options: PiFoldOptions,
 	stageLines = LARGE_STAGE_LINES,
 	reserveTokens = 4_096,
+	contextWindow = WINDOW,
 ): Promise<{ harness: SdkHarness; runtime: FoldRuntime }> {
 	let runtime: FoldRuntime | undefined;
 	const extension = (pi: ExtensionAPI) => {
@@ -60,7 +61,7 @@ async function stagedSession(
 	const harness = await createSdkHarness({
 		extensions: [extension],
 		tools: ["repo_stage", "active_context", "Agent"],
-		contextWindow: WINDOW,
+		contextWindow,
 		settings: { compaction: { enabled: true, reserveTokens, keepRecentTokens: 8_000 } },
 	});
 	cleanups.push(() => harness.dispose());
@@ -117,15 +118,19 @@ describe("automatic ladder in Pi", () => {
 		expect(last).toContain(fact(STAGES));
 		expect(last).not.toContain(fact(1));
 		const ws = runtime.workspace(harness.session.extensionRunner.createContext(), "command");
-		const folded = status.folds.filter((fold) => fold.kind === "tool-batch");
-		expect(folded.length).toBeGreaterThanOrEqual(STAGES - 3);
-		for (const fold of folded) {
-			const peek = await peekFold(ws, fold.id);
-			expect(peek.ok).toBe(true);
-			expect(peek.text).toContain(`source sha256 ${fold.sourceHash} verified`);
+		// The ladder folds stages alone or as runs of batches (a span): every fold verifies, and each older
+		// stage's fact is in one of them.
+		const folded = status.folds;
+		expect(folded.length).toBeGreaterThan(0);
+		const peeks = await Promise.all(folded.map((fold) => peekFold(ws, fold.id)));
+		for (const [i, fold] of folded.entries()) {
+			expect(peeks[i]?.ok).toBe(true);
+			expect(peeks[i]?.text).toContain(`source sha256 ${fold.sourceHash} verified`);
 		}
-		const peeks = await Promise.all([1, 2, STAGES - 2].map((k) => peekFold(ws, folded[k - 1]?.id ?? "")));
-		for (const [i, k] of [1, 2, STAGES - 2].entries()) expect(peeks[i]?.text).toContain(fact(k));
+		for (let k = 1; k <= STAGES - 3; k++) {
+			expect(last).not.toContain(fact(k));
+			expect(peeks.some((peek) => peek.text.includes(fact(k)))).toBe(true);
+		}
 	});
 
 	it("epoch marks move no bytes and cost far less uncached input than folding each mark immediately", async () => {
@@ -163,18 +168,21 @@ describe("automatic ladder in Pi", () => {
 	});
 
 	it("commits stale folds for free after a blocking tool, and not when blockingTools is empty", async () => {
+		// As the contract's blocking-tool case: 24 small stages in a 128k window, so the older stages have
+		// left the working set and paid for their re-fetches, not yet for the rewrite too.
 		const run = async (options: PiFoldOptions) => {
-			const { harness, runtime } = await stagedSession(options, SMALL_STAGE_LINES);
-			for (let k = 1; k <= 8; k++) harness.enqueue(callTools([toolCall("repo_stage", { stage: k }, `st-${k}`)]));
+			const { harness, runtime } = await stagedSession(options, SMALL_STAGE_LINES, 4_096, 128_000);
+			for (let k = 1; k <= STAGES; k++) harness.enqueue(callTools([toolCall("repo_stage", { stage: k }, `st-${k}`)]));
 			harness.enqueue(callTools([toolCall("Agent", {}, "agent-1")]), reply("done"));
-			await harness.run("Run eight stages, then delegate.");
+			await harness.run("Run the stages, then delegate.");
 			return statusOf(harness, runtime).automatic;
 		};
 		const blocking = await run({});
 		expect(blocking.lastCommit?.reason).toBe("free-rewrite");
 		const none = await run({ blockingTools: [] });
-		expect(none.lastCommit?.reason).not.toBe("free-rewrite");
-		expect(none.commits).toBeLessThan(blocking.commits);
+		// Without the free rewrite the same stages wait until their rent covers the rewrite too: priced.
+		expect(none.lastCommit?.reason).toBe("priced");
+		expect(none.commits).toBeLessThanOrEqual(blocking.commits);
 	});
 
 	it("refuses an over-budget request before transmission when nothing can fold, out of band", async () => {

@@ -127,8 +127,9 @@ describe("actions tell the truth in Pi (issue 18, items 5–7)", () => {
 		const folded = async () => {
 			const { harness, runtime } = await session((k) => (k === 3 ? 9 : 3), { contextWindow: 128_000 });
 			for (let k = 1; k <= 3; k++) await stageTurn(harness, k);
-			// A command folds at once, also under epoch scheduling.
-			await harness.run("/fold-context st-1");
+			// A command folds at once, also under epoch scheduling. Both stages are named: the ladder leaves stages
+			// this small and this recent raw (the working set), so no fold of its own holds them already.
+			await harness.run("/fold-context st-1 st-2");
 			return { harness, runtime, old: foldOf(harness, runtime, "st-1") };
 		};
 		// The agent re-cuts the fold to the span it meant, stage 1's batch alone.

@@ -54,6 +54,13 @@ describe("a host's output frame", () => {
 	});
 });
 
+describe("a host session still running", () => {
+	it("is named by the frame, so a later call that reads its output can name the command", () => {
+		const text = "Chunk ID: a1\nWall time: 1.0 seconds\nProcess running with session ID 42\nOutput:\nstarting\n";
+		expect(hostOutputHeader(text)).toEqual({ bodyStart: text.indexOf("starting"), sessionId: "42" });
+	});
+});
+
 describe("patchFiles", () => {
 	it("reads the files an apply_patch envelope adds, updates, deletes and moves, each once in first-named order", () => {
 		const patch = [

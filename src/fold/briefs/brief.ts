@@ -23,6 +23,9 @@ import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { endsWithReply, type SpanCall, spanCalls } from "../../session/calls.ts";
 import { type SpanCommand, type SpanError, type SpanFacts, spanFacts } from "../../session/facts.ts";
 import { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
+import { declaredNames } from "../../text/declared-names.ts";
+import { contentText } from "../../text/lines.ts";
+import { isCodeIdentifier } from "../../text/references.ts";
 import { type ChildSpan, callLine, callsIndex, innerFoldsText, labelRanges } from "./brief-index.ts";
 
 export { boundedList, TRUNCATION_MARK, truncateText } from "../../text/bounded.ts";
@@ -49,6 +52,7 @@ export const BRIEF_LINE_LIMITS = {
 	errors: 260,
 	read: 140,
 	searches: 100,
+	names: 480,
 } as const;
 /** Bound on one command inside the Commands and Errors lines: the error text matters more than its command. */
 export const BRIEF_COMMAND_CHARS = 48;
@@ -132,12 +136,14 @@ export interface BriefInput {
 	toolName?: string;
 	/** Session working directory; paths under it are shown relative. */
 	cwd?: string;
+	/** Entries just before the fold, where a call it continues may have started (src/session/split-calls.ts). */
+	before?: readonly SessionEntry[];
 }
 
 /** A deterministic, bounded brief for a fold, ending with its recall calls. */
 export function deterministicBrief(input: BriefInput): string {
 	const facts = spanFacts(input.entries, input.cwd);
-	const calls = spanCalls(input.entries, input.cwd);
+	const calls = spanCalls(input.entries, input.cwd, input.before);
 	const body = input.kind === "tool-batch" ? batchBody(input, facts, calls) : spanBody(input, facts, calls);
 	return finishBrief(body, input.id, input.toolName, { hasChildren: (input.children ?? []).length > 0 });
 }
@@ -182,6 +188,7 @@ function batchBody(input: BriefInput, facts: SpanFacts, calls: readonly SpanCall
 	const add = lineWriter(lines);
 	add("Said", facts.ended, limits.said);
 	add("Changed", changedLine(facts, room("Changed", limits.changed)), limits.changed);
+	add("Names", namesLine(input.entries, room("Names", limits.names)), limits.names);
 	return lines.join("\n");
 }
 
@@ -222,6 +229,24 @@ function changedLine(facts: SpanFacts, max: number): string | undefined {
 		.join(", ");
 	const lead = `${counts} in ${plural(files.length, "file")}: `;
 	return `${lead}${boundedList(files, ", ", max - lead.length - 9) ?? ""}`;
+}
+
+/**
+ * Names the span's tool results declare or import (`declaredNames`), newest
+ * results first: what a later reply may name. Code-shaped names
+ * (`showThemeSelector`, `EVENT_FIELDS`) lead and plain words (`message`,
+ * `cursor`) follow: a reply that points back names the distinctive ones, and
+ * a large file declares more than the line holds.
+ */
+function namesLine(entries: readonly SessionEntry[], max: number): string | undefined {
+	const names = new Set<string>();
+	for (let i = entries.length - 1; i >= 0; i--) {
+		const entry = entries[i];
+		if (entry?.type !== "message" || entry.message.role !== "toolResult") continue;
+		for (const name of declaredNames(contentText(entry.message.content))) names.add(name);
+	}
+	const all = [...names];
+	return boundedList([...all.filter(isCodeIdentifier), ...all.filter((name) => !isCodeIdentifier(name))], ", ", max);
 }
 
 function commandOutcome(command: SpanCommand): string {
@@ -275,6 +300,7 @@ function spanBody(input: BriefInput, facts: SpanFacts, calls: readonly SpanCall[
 	add("Errors", errorsLine(facts, room("Errors", limits.errors)), limits.errors);
 	add("Read", boundedList(facts.files.Read, ", ", room("Read", limits.read)), limits.read);
 	add("Searches", boundedList(facts.searches, "; ", room("Searches", limits.searches)), limits.searches);
+	add("Names", namesLine(input.entries, room("Names", limits.names)), limits.names);
 	return lines.join("\n");
 }
 
@@ -303,6 +329,6 @@ function indexLines(input: BriefInput, facts: SpanFacts, calls: readonly SpanCal
  */
 export function briefIndex(input: BriefInput): { header: string; lines: string[] } {
 	const facts = spanFacts(input.entries, input.cwd);
-	const calls = spanCalls(input.entries, input.cwd);
+	const calls = spanCalls(input.entries, input.cwd, input.before);
 	return { header: headerLine(input, facts, calls), lines: indexLines(input, facts, calls).filter(Boolean) };
 }

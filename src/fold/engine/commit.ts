@@ -33,6 +33,8 @@ export interface CommitSummary {
 	rewrittenTokens: number;
 	carriedCost: number;
 	rewriteCost: number;
+	/** The expected re-fetches of what the commit hides (the ladder's price of a miss). */
+	refetchCost: number;
 	savingsPerRequest: number;
 	occupancyBefore: number | null;
 }
@@ -72,8 +74,11 @@ export function planCommit(decision: CommitDecision, context: CommitContext): Pl
 	const folds: CommitSummary["folds"] = [];
 	const refused: CommitSummary["refused"] = [];
 	const settledMarks: string[] = [];
-	// Tool batches before the chapters and consolidations that may absorb them.
-	const ordered = [...decision.selected].sort((a, b) => kindOrder(a) - kindOrder(b) || a.start - b.start);
+	// Tool batches before the chapters and consolidations that may absorb them, and a fold inside another
+	// (an agent's mark inside a deep span) before the one that holds it.
+	const ordered = [...decision.selected].sort(
+		(a, b) => kindOrder(a) - kindOrder(b) || a.end - a.start - (b.end - b.start) || a.start - b.start,
+	);
 	for (const candidate of ordered) {
 		const origin = candidate.mark?.origin ?? "ladder";
 		const options: FoldOptions = {
@@ -108,6 +113,7 @@ export function planCommit(decision: CommitDecision, context: CommitContext): Pl
 			rewrittenTokens: decision.rewrittenTokens,
 			carriedCost: decision.carriedCost,
 			rewriteCost: decision.rewriteCost,
+			refetchCost: decision.refetchCost,
 			savingsPerRequest: decision.savingsPerRequest,
 			occupancyBefore: decision.occupancy,
 		},

@@ -416,15 +416,24 @@ export class FoldEngine {
 
 	/**
 	 * The hand-off at a boundary: the queued custom entries and the drafts, or
-	 * nothing. Drafts that change what the last request sent announce their
-	 * causes; drafts the `context` hook already previewed change nothing.
+	 * nothing. A next window that differs from what the last request sent
+	 * announces the causes of the changes applied since (with or without
+	 * drafts); drafts the `context` hook already previewed change nothing.
 	 */
 	boundaryEntries(): BoundaryOutcome["handed"] {
 		const drafts = this.pendingDrafts();
 		const { queued } = this.ledger;
 		if (drafts.length === 0 && queued.size === 0) return undefined;
 		const custom = queued.handOff(this.tracker.entries.length);
-		this.requests.landing(drafts.length > 0 ? this.next.withDrafts(drafts).messages() : undefined);
+		// With no drafts the persisted window is the next request, and an announced change may still rewrite what
+		// the last request sent: a dissolve of a fold only ever previewed, never persisted, leaves nothing to draft.
+		const next =
+			drafts.length > 0
+				? this.next.withDrafts(drafts).messages()
+				: this.requests.pending.any
+					? this.next.messages()
+					: undefined;
+		this.requests.landing(next);
 		return { custom, drafts };
 	}
 

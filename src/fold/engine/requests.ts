@@ -98,12 +98,14 @@ export class Requests {
 
 	/**
 	 * Edits land at a boundary: announce their causes (a commit when none was
-	 * recorded) when they change what the last request sent; edits the
-	 * `context` hook already previewed change nothing the provider has not seen.
+	 * recorded) when the next window (`next`: the persisted one with the drafts
+	 * applied; none when nothing drafted or announced can change it) changes
+	 * what the last request sent; edits the `context` hook already previewed
+	 * change nothing the provider has not seen.
 	 */
-	landing(drafted: readonly AgentMessage[] | undefined): void {
+	landing(next: readonly AgentMessage[] | undefined): void {
 		const rewrites =
-			drafted !== undefined && firstDivergence(this.instrumentState.ownDigests, drafted.map(messageDigest)) !== -1;
+			next !== undefined && firstDivergence(this.instrumentState.ownDigests, next.map(messageDigest)) !== -1;
 		if (rewrites) this.announceCauses();
 		else this.causes.clear();
 	}

@@ -27,6 +27,7 @@
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { canonicalPieces, canonicalSpanBytes, sha256Hex } from "../../session/canonical.ts";
+import { SPLIT_CALL_LOOKBACK_ENTRIES } from "../../session/split-calls.ts";
 import { utf8ByteLength } from "../../text/utf8.ts";
 import { type ChildSpan, DEFAULT_CONTEXT_TOOL_NAME, deterministicBrief, finishBrief } from "../briefs/brief.ts";
 import { entryIdAt, type FoldPlacement, indexLattice, type LatticeIndex } from "./lattice-index.ts";
@@ -102,6 +103,8 @@ export interface FoldPlan {
 	/** The child folds with their leaf entries (slices of `leafEntries`), for the brief's index. */
 	children: ChildSpan[];
 	leafEntries: SessionEntry[];
+	/** Entries just before the span (at most `SPLIT_CALL_LOOKBACK_ENTRIES`), for the brief of a call that continues one there. */
+	before: SessionEntry[];
 	/** Exact source: canonical span bytes of the leaf entries. Write it to the fold store. */
 	source: Uint8Array;
 	/** Offsets in `source` where a child fold's source begins or ends: the store keeps those parts once. */
@@ -326,7 +329,8 @@ export function rebriefFold(
 		const child = index.placed.get(id);
 		return child ? [{ id, entries: view.entries.slice(child.start, child.end) }] : [];
 	});
-	const made = makeBrief(record.id, record.kind, entries, children, record.provenance.origin, options);
+	const before = view.entries.slice(Math.max(0, fold.start - SPLIT_CALL_LOOKBACK_ENTRIES), fold.start);
+	const made = makeBrief(record.id, record.kind, entries, children, record.provenance.origin, { ...options, before });
 	if (!made.ok) return made;
 	const updated: FoldRecord = {
 		...record,
@@ -347,6 +351,7 @@ function recordPlan(lattice: FoldLattice, plan: FoldPlan, options: FoldOptions):
 	const brief = options.brief ?? options.briefSource?.(plan);
 	const made = makeBrief(plan.id, plan.kind, plan.leafEntries, plan.children, options.origin, {
 		...options,
+		before: plan.before,
 		...(brief ? { brief } : {}),
 	});
 	if (!made.ok) return made;
@@ -374,12 +379,20 @@ function makeBrief(
 	entries: readonly SessionEntry[],
 	children: readonly ChildSpan[],
 	origin: FoldOrigin,
-	options: { brief?: SuppliedBrief; toolName?: string; cwd?: string },
+	options: { brief?: SuppliedBrief; toolName?: string; cwd?: string; before?: readonly SessionEntry[] },
 ): { ok: true; brief: string; provenance: FoldProvenance } | FoldRefusal {
 	const toolName = options.toolName ?? DEFAULT_CONTEXT_TOOL_NAME;
 	const supplied = options.brief;
 	if (!supplied) {
-		const brief = deterministicBrief({ id, kind, entries, children, toolName, cwd: options.cwd });
+		const brief = deterministicBrief({
+			id,
+			kind,
+			entries,
+			children,
+			toolName,
+			cwd: options.cwd,
+			before: options.before,
+		});
 		return { ok: true, brief, provenance: { origin, briefGenerator: "deterministic" } };
 	}
 	if (!supplied.text.trim()) {
@@ -431,6 +444,7 @@ function makePlan(
 		childFoldIds: children.map((child) => child.id),
 		children,
 		leafEntries,
+		before: view.entries.slice(Math.max(0, start - SPLIT_CALL_LOOKBACK_ENTRIES), start),
 		source,
 		sourceCuts,
 		sourceHash,

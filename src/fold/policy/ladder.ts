@@ -33,6 +33,13 @@ import type { PendingMark } from "../state/state-schema.ts";
 import { rangeTokens, type TokenPrices, type WindowReading } from "./budget.ts";
 import { dissolvedAt, recordRange } from "./record-range.ts";
 import { deepSpans } from "./spans.ts";
+import {
+	type ExpectedMisses,
+	expectedRefetchCost,
+	type WorkingSet,
+	workingSetOf,
+	workingSetTokens,
+} from "./working-set.ts";
 
 /** The fresh tail holds at least this many of the newest context units (the result the model is about to read). */
 export const FRESH_TAIL_MIN_UNITS = 1;
@@ -67,6 +74,8 @@ export interface LadderCandidate {
 	freedTokens: number;
 	/** Requests that already carried it (assistant responses after it). */
 	age: number;
+	/** What hiding it risks: the sources a later reply is expected to need again, and what peeking them brings back. */
+	misses: ExpectedMisses;
 	/** The pending mark this candidate commits, when it is one. */
 	mark?: PendingMark;
 }
@@ -123,6 +132,8 @@ export interface CommitDecision {
 	carriedCost: number;
 	/** Extra price of the re-read (buy). */
 	rewriteCost: number;
+	/** Expected price of the searches and peeks a later reply needs for what the commit hides (buy, too). */
+	refetchCost: number;
 	/** Price saved on each later request by not carrying the freed tokens. */
 	savingsPerRequest: number;
 }
@@ -212,7 +223,9 @@ function contextToolRung(view: BranchView, unit: StructuralUnit, toolName: strin
 }
 
 /** True for a unit no automatic fold may take: a protected entry, context-tool bookkeeping, a peek without `foldPeekResults`. */
-function keepsRaw(input: LadderInput, unit: StructuralUnit): boolean {
+function keepsRaw(input: LadderInput, unit: StructuralUnit, play: WorkingSet, marked: boolean): boolean {
+	// What the agent marked folds whatever the working set says.
+	if (!marked && play.inPlay(unit)) return true;
 	if (hasProtected(input.view, input.protectedIds, unit.start, unit.end)) return true;
 	if (unit.kind !== "tool-batch") return false;
 	const contextTool = contextToolRung(input.view, unit, input.contextToolName);
@@ -243,6 +256,15 @@ export function ladderCandidates(
 	pressure: boolean,
 ): { candidates: LadderCandidate[]; held: PendingMark[] } {
 	const { view, reading } = input;
+	// Pi is about to compact or the provider refused: everything outside the fresh tail may go (horizon 0).
+	const occupancy = input.budget ? reading.total / input.budget : null;
+	const play = workingSetOf({
+		view,
+		reading,
+		horizon: input.force
+			? 0
+			: workingSetTokens(input.budget, pressure ? BACKSTOP_OCCUPANCY : occupancy, BACKSTOP_OCCUPANCY),
+	});
 	const index = indexLattice(input.lattice, view);
 	const covered = coveredBy(index);
 	const after = responsesAfter(view);
@@ -265,6 +287,7 @@ export function ladderCandidates(
 			ids: mark.record.kind === "consolidation" ? childIds(mark) : [first, last],
 			freedTokens: Math.max(0, rangeTokens(view, reading, range.start, range.end) - BRIEF_TOKENS_ESTIMATE),
 			age: after(range.end),
+			misses: play.misses(range.start, range.end),
 			mark,
 		});
 	}
@@ -276,8 +299,11 @@ export function ladderCandidates(
 		index,
 		reading,
 		tailStart,
-		keepRaw: (unit) => keepsRaw(input, unit),
+		keepRaw: (unit, marked) => keepsRaw(input, unit, play, marked),
 		overlapsMark,
+		// The agent's own collapsed folds join a span as folds inside it; the ladder's and expanded ones cut it.
+		joins: (fold) => fold.record.provenance.origin === "agent" && !input.expanded.has(fold.id),
+		carriedUnused: (unit) => play.carriedUnused(unit),
 	})
 		.map(
 			(span): LadderCandidate => ({
@@ -289,6 +315,7 @@ export function ladderCandidates(
 				freedTokens: span.tokens - BRIEF_TOKENS_ESTIMATE,
 				// The token-weighted age: freed × age is the rent the span's tokens have paid.
 				age: span.tokens > 0 ? span.tokenRequests / span.tokens : 0,
+				misses: play.misses(span.start, span.end),
 			}),
 		)
 		.filter((span) => !dissolved(span.start, span.end));
@@ -300,7 +327,7 @@ export function ladderCandidates(
 		if (covered(unit.start, unit.end) || overlapsMark(unit.start, unit.end) || overlapsSpan(unit.start, unit.end))
 			continue;
 		if (dissolved(unit.start, unit.end)) continue;
-		if (hasProtected(view, input.protectedIds, unit.start, unit.end)) continue;
+		if (hasProtected(view, input.protectedIds, unit.start, unit.end) || play.inPlay(unit)) continue;
 		const contextTool = contextToolRung(view, unit, input.contextToolName);
 		if (contextTool === "bookkeeping" || (contextTool === "peek" && !input.foldPeekResults)) continue;
 		const freed = batchFreed(view, reading, unit);
@@ -313,7 +340,8 @@ export function ladderCandidates(
 			end: unit.end,
 			ids: [id, id],
 			freedTokens: freed,
-			age: after(unit.end),
+			age: play.carriedUnused(unit),
+			misses: play.misses(unit.start, unit.end),
 		});
 	}
 	// Read-only batches first: they are the spec's own rung; the rest follow, stalest first within each.
@@ -350,6 +378,7 @@ export function ladderCandidates(
 				ids: [view.entries[chapter.start]?.id ?? "", view.entries[chapter.end - 1]?.id ?? ""],
 				freedTokens: freed,
 				age: after(chapter.end),
+				misses: play.misses(chapter.start, chapter.end),
 			});
 		}
 	}
@@ -423,6 +452,8 @@ function consolidationCandidate(
 		ids: run.map((fold) => fold.id),
 		freedTokens: freed,
 		age: after(last.end),
+		// Its spans are hidden already; consolidating them hides only their briefs.
+		misses: { sources: 0, tokens: 0 },
 	};
 }
 
@@ -450,13 +481,32 @@ export function decideCommit(input: LadderInput): CommitDecision {
 	const tailStart = ladderFreshTailStart(view, reading);
 	const occupancy = input.budget ? reading.total / input.budget : null;
 	const pressure = input.force !== undefined || (occupancy !== null && occupancy >= BACKSTOP_OCCUPANCY);
-	const { candidates, held } = ladderCandidates(input, tailStart, pressure);
-	const freedTokens = candidates.reduce((total, c) => total + c.freedTokens, 0);
+	const eligible = ladderCandidates(input, tailStart, pressure);
+	const held = eligible.held;
+	// A candidate whose expected re-fetches cost more than the rent it has paid stays raw (unless forced).
+	const refetch = (candidate: LadderCandidate) => expectedRefetchCost(candidate.misses, reading.total, prices);
+	const longAbove = prices.longContextAbove;
+	const longContext = longAbove !== null && reading.total >= LONG_CONTEXT_GUARD * longAbove;
+	// Past the backstop or near a price tier, room comes first: whatever is out of the working set may go.
+	const candidates =
+		pressure || longContext
+			? eligible.candidates
+			: eligible.candidates.filter(
+					(candidate) =>
+						candidate.mark !== undefined || prices.cached * candidate.freedTokens * candidate.age >= refetch(candidate),
+				);
+	// A mark inside a selected span folds as a fold inside it: the span's figures already count its tokens.
+	const outermost = candidates.filter(
+		(c) =>
+			!candidates.some((o) => o !== c && o.start <= c.start && c.end <= o.end && o.end - o.start > c.end - c.start),
+	);
+	const freedTokens = outermost.reduce((total, c) => total + c.freedTokens, 0);
 	const firstChange = candidates.reduce((min, c) => Math.min(min, c.start), view.entries.length);
 	const sent = rangeTokens(view, reading, firstChange, Math.max(firstChange, firstUnsentIndex(view)));
 	const rewrittenTokens = Math.max(0, sent - freedTokens);
-	const carriedCost = prices.cached * candidates.reduce((total, c) => total + c.freedTokens * c.age, 0);
+	const carriedCost = prices.cached * outermost.reduce((total, c) => total + c.freedTokens * c.age, 0);
 	const rewriteCost = input.freeRewrite ? 0 : (prices.uncached - prices.cached) * rewrittenTokens;
+	const refetchCost = candidates.reduce((total, c) => total + (c.mark ? 0 : refetch(c)), 0);
 	const base = {
 		selected: candidates,
 		held,
@@ -466,20 +516,26 @@ export function decideCommit(input: LadderInput): CommitDecision {
 		rewrittenTokens,
 		carriedCost,
 		rewriteCost,
+		refetchCost,
 		savingsPerRequest: prices.cached * freedTokens,
 	};
 	const decline = (declined: string): CommitDecision => ({ ...base, commit: false, declined, selected: [] });
 	const commit = (reason: CommitReason): CommitDecision => ({ ...base, commit: true, reason });
-	if (candidates.length === 0) return decline("nothing eligible outside the fresh tail");
+	if (candidates.length === 0) {
+		return decline(
+			eligible.candidates.length === 0
+				? "nothing eligible outside the fresh tail"
+				: `the eligible spans have not yet paid, unused, for the re-fetches hiding them would cost (${eligible.candidates.length} waiting)`,
+		);
+	}
 	if (input.force) return commit(input.force);
 	if (pressure) return commit("backstop");
 	if (freedTokens < MIN_COMMIT_FREED_TOKENS)
 		return decline(`eligible spans free ~${freedTokens} tokens, under ${MIN_COMMIT_FREED_TOKENS}`);
-	const longAbove = prices.longContextAbove;
-	if (longAbove !== null && reading.total >= LONG_CONTEXT_GUARD * longAbove) return commit("long-context");
+	if (longContext) return commit("long-context");
 	if (input.freeRewrite) return commit("free-rewrite");
-	if (carriedCost >= rewriteCost) return commit("priced");
+	if (carriedCost >= rewriteCost + refetchCost) return commit("priced");
 	return decline(
-		`carrying the eligible ~${freedTokens} tokens has cost ${carriedCost.toFixed(0)} so far; the rewrite would cost ${rewriteCost.toFixed(0)} (price units)`,
+		`carrying the eligible ~${freedTokens} tokens has cost ${carriedCost.toFixed(0)} so far; the rewrite would cost ${rewriteCost.toFixed(0)} and the expected re-fetches ${refetchCost.toFixed(0)} (price units)`,
 	);
 }

@@ -1,9 +1,14 @@
 /**
  * Deep spans: the ladder's widest rung. Every run of closed context units
  * outside the fresh tail that no fold covers yet, cut only where a fold may
- * not reach (a barrier, a protected entry, an unfinished unit, a batch the
- * ladder must leave raw, an existing fold or pending mark). Each run becomes
- * one chapter-kind fold with one brief.
+ * not reach (a barrier, a protected entry, an unfinished unit, a unit the
+ * working set keeps raw, a fold the agent expanded or the ladder made).
+ * Each run becomes one chapter-kind fold with one brief.
+ *
+ * The agent's marks never cut a run: a pending mark's units join it (the
+ * mark still folds, as a fold inside the span), and so does a collapsed fold
+ * the agent made. A marking agent then ends up with the same deep folds as
+ * one that never marks, plus its own folds inside them.
  *
  * Why: a commit re-bills everything after its first changed byte, so once a
  * commit is paid for, everything older than the tail should go in it (deep
@@ -17,10 +22,10 @@
  * Pure over the branch view, the lattice index and the window reading.
  */
 
-import type { LatticeIndex } from "../lattice/lattice-index.ts";
+import type { FoldPlacement, LatticeIndex } from "../lattice/lattice-index.ts";
 import { MIN_CHAPTER_UNITS } from "../lattice/lattice-rules.ts";
 import type { BranchView, StructuralUnit } from "../lattice/units.ts";
-import type { WindowReading } from "./budget.ts";
+import { rangeTokens, type WindowReading } from "./budget.ts";
 
 /** An uncovered run of closed context units, as an entry range, with the rent its tokens have paid. */
 export interface DeepSpan {
@@ -28,7 +33,7 @@ export interface DeepSpan {
 	end: number;
 	/** Window tokens the run shows now. */
 	tokens: number;
-	/** Σ over its entries of window tokens × requests that carried the entry: the rent already paid, in token-requests. */
+	/** Σ over its units of window tokens × requests that carried the unit since it left the working set: the rent already paid for it unused, in token-requests. */
 	tokenRequests: number;
 }
 
@@ -37,56 +42,79 @@ export interface SpanRules {
 	index: LatticeIndex;
 	reading: WindowReading;
 	tailStart: number;
-	/** True for a unit the ladder must leave raw (bookkeeping, a peek without `foldPeekResults`, protected). */
-	keepRaw: (unit: StructuralUnit) => boolean;
-	/** True when `[start, end)` overlaps a pending mark: the mark folds it, not a span. */
+	/**
+	 * True for a unit the ladder must leave raw (bookkeeping, a peek without `foldPeekResults`, protected, in
+	 * the working set); `marked`: a pending mark covers it, so the working set does not keep it.
+	 */
+	keepRaw: (unit: StructuralUnit, marked: boolean) => boolean;
+	/** True when `[start, end)` overlaps a pending mark: the agent asked for it folded, so the working set does not keep it. */
 	overlapsMark: (start: number, end: number) => boolean;
+	/** True for a placed fold a span may take in as a fold inside it (an agent's collapsed fold); any other cuts the run. */
+	joins: (fold: FoldPlacement) => boolean;
+	/** Requests that carried a unit since it left the working set: the rent it paid unused. */
+	carriedUnused: (unit: StructuralUnit) => number;
 }
 
 /** Every deep span before `tailStart`, oldest first. */
 export function deepSpans(rules: SpanRules): DeepSpan[] {
 	const { view, index, tailStart } = rules;
 	const out: DeepSpan[] = [];
-	const responsesTotal = view.responsesBefore[view.entries.length] ?? 0;
 	// The newest user message is the ask the agent is working on: it stays raw.
 	const ask = newestUserUnit(view, tailStart);
 	let run: StructuralUnit[] = [];
+	// Context units of the run outside the folds it joins: a run of nothing but folds is no new span.
+	let raw = 0;
 	const close = () => {
-		const span = spanOf(run, rules, responsesTotal);
+		const span = raw > 0 ? spanOf(run, rules) : undefined;
 		if (span) out.push(span);
 		run = [];
+		raw = 0;
+	};
+	const units = (start: number, end: number): StructuralUnit[] => {
+		const out: StructuralUnit[] = [];
+		for (let u = view.unitOf[start] ?? view.units.length; u < view.units.length; u++) {
+			const unit = view.units[u];
+			if (!unit || unit.start >= end) break;
+			out.push(unit);
+		}
+		return out;
 	};
 	const gap = (start: number, end: number) => {
 		if (end <= start) return;
-		const first = view.unitOf[start] ?? view.units.length;
-		for (let u = first; u < view.units.length; u++) {
-			const unit = view.units[u];
-			if (!unit || unit.start >= end || unit.end > tailStart) break;
-			if (unit.end > end) break;
+		for (const unit of units(start, end)) {
+			if (unit.end > tailStart || unit.end > end) {
+				close();
+				return;
+			}
 			if (!unit.context) {
 				if (unit.kind === "barrier") close();
 				else run.push(unit);
 				continue;
 			}
+			// What the agent marked folds whatever the working set says; the span takes it in as a fold inside.
+			const marked = rules.overlapsMark(unit.start, unit.end);
 			const foldable =
 				unit.index !== ask &&
 				unit.closed &&
 				(unit.kind !== "tool-batch" || unit.completed) &&
 				unit.kind !== "orphan-result" &&
-				!rules.keepRaw(unit) &&
-				!rules.overlapsMark(unit.start, unit.end);
-			if (foldable) run.push(unit);
-			else close();
+				!rules.keepRaw(unit, marked);
+			if (foldable) {
+				run.push(unit);
+				raw++;
+			} else close();
 		}
-		close();
 	};
 	let at = 0;
 	for (const root of index.roots) {
 		if (root.start >= tailStart) break;
 		gap(at, root.start);
+		if (root.end <= tailStart && rules.joins(root)) run.push(...units(root.start, root.end));
+		else close();
 		at = Math.max(at, root.end);
 	}
 	gap(at, tailStart);
+	close();
 	return out;
 }
 
@@ -105,7 +133,7 @@ function isUserMessage(view: BranchView, unit: StructuralUnit): boolean {
 	return entry?.type === "message" && entry.message.role === "user";
 }
 
-function spanOf(run: readonly StructuralUnit[], rules: SpanRules, responsesTotal: number): DeepSpan | undefined {
+function spanOf(run: readonly StructuralUnit[], rules: SpanRules): DeepSpan | undefined {
 	const context = run.filter((unit) => unit.context);
 	if (context.length < MIN_CHAPTER_UNITS) return undefined;
 	const first = context[0];
@@ -114,10 +142,10 @@ function spanOf(run: readonly StructuralUnit[], rules: SpanRules, responsesTotal
 	const { view, reading } = rules;
 	let tokens = 0;
 	let tokenRequests = 0;
-	for (let i = first.start; i < last.end; i++) {
-		const entryTokens = reading.entryTokens.get(view.entries[i]?.id ?? "") ?? 0;
-		tokens += entryTokens;
-		tokenRequests += entryTokens * (responsesTotal - (view.responsesBefore[i + 1] ?? responsesTotal));
+	for (const unit of context) {
+		const unitTokens = rangeTokens(view, reading, unit.start, unit.end);
+		tokens += unitTokens;
+		tokenRequests += unitTokens * rules.carriedUnused(unit);
 	}
 	return { start: first.start, end: last.end, tokens, tokenRequests };
 }

@@ -10,6 +10,9 @@ import {
 	recallCalls,
 	truncateText,
 } from "../../../src/fold/briefs/brief.ts";
+import { createFold } from "../../../src/fold/lattice/lattice.ts";
+import { emptyLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
+import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
 import { FoldBranch, threeTurns } from "../../fixtures/fold.ts";
 
 const ID = "f-0123456789ab";
@@ -243,5 +246,81 @@ describe("brief bounding", () => {
 			"stage 7",
 		]);
 		expect(labelRanges(["stage 2", "stage 1"])).toEqual(["stage 2", "stage 1"]);
+	});
+});
+
+describe("briefs of reads name what was read", () => {
+	/** Codex CLI's split shell call: `exec_command` starts it, `write_stdin` reads the rest of its output. */
+	function codexSplit(b: FoldBranch) {
+		b.tool(
+			{ id: "x1", name: "exec_command", args: { cmd: "npm test -- theme", yield_time_ms: 1000 } },
+			"Chunk ID: a4767e\nWall time: 1.0 seconds\nProcess running with session ID 7\nOriginal token count: 12\nOutput:\nrunning…",
+		);
+		return b.tool(
+			{ id: "x2", name: "write_stdin", args: { session_id: 7, chars: "" } },
+			"Chunk ID: b5878f\nWall time: 4.2 seconds\nProcess exited with code 0\nOriginal token count: 9000\nOutput:\nPASS test/theme.test.ts\n",
+		);
+	}
+
+	it("names the command a continued host session runs, also when the call that started it sits before the fold", () => {
+		const b = new FoldBranch();
+		b.user("test the theme");
+		const second = codexSplit(b);
+		const start = b.entries.findIndex((entry) => entry.id === second);
+		const entries = b.entries.slice(start);
+		const brief = deterministicBrief({ id: ID, kind: "tool-batch", entries, before: b.entries.slice(0, start) });
+		const first = brief.split("\n")[0] ?? "";
+		expect(first).toContain("write_stdin npm test -- theme");
+		expect(first).toContain("PASS test/theme.test.ts");
+		expect(first).not.toContain("Chunk ID");
+		// A fold the lattice makes of the second batch alone gets the entries before it.
+		const made = createFold(
+			emptyLattice(),
+			analyzeBranch(b.entries),
+			{ kind: "tool-batch", first: "x2" },
+			{
+				origin: "ladder",
+			},
+		);
+		if (isRefusal(made)) throw new Error(made.message);
+		expect(made.record.brief.split("\n")[0]).toContain("write_stdin npm test -- theme");
+		// Without the entries before it the call names only its session; never a bare output header.
+		const alone = deterministicBrief({ id: ID, kind: "tool-batch", entries }).split("\n")[0] ?? "";
+		expect(alone).toContain('write_stdin {"chars":"","session_id":7}');
+		expect(alone).not.toContain("Chunk ID");
+	});
+
+	it("lists the names a folded read declares and imports, and leaves out arguments every call shares", () => {
+		const b = new FoldBranch();
+		b.calls([
+			{ id: "r1", name: "bash", args: { command: "cat src/theme.ts", timeout_ms: 10_000, workdir: "/repo" } },
+			{ id: "r2", name: "bash", args: { command: "cat src/colors.ts", timeout_ms: 10_000, workdir: "/repo" } },
+		]);
+		b.result("r1", "bash", 'import { Chalk } from "chalk";\nexport function getMarkdownTheme() {}\n');
+		b.result("r2", "bash", "export const ColorValueSchema = 1;\n");
+		const brief = deterministicBrief({ id: ID, kind: "tool-batch", entries: b.entries });
+		expect(brief).toContain("- bash cat src/theme.ts →");
+		expect(brief).not.toContain("timeout_ms");
+		expect(brief).toContain("Names: ColorValueSchema, getMarkdownTheme");
+		expect(brief.length).toBeLessThanOrEqual(BRIEF_MAX_CHARS);
+	});
+
+	it("names a large file's code-shaped names first, so the distinctive ones fit", () => {
+		const b = new FoldBranch();
+		b.calls([{ id: "r", name: "read", args: { path: "src/renderer.ts" } }]);
+		const locals = Array.from(
+			{ length: 80 },
+			(_, k) => `\tconst message${"x".repeat(k % 7)}${String.fromCharCode(97 + (k % 26))} = ${k};`,
+		);
+		b.result(
+			"r",
+			"read",
+			["export class Renderer {", ...locals, "\tprivate showThemeSelector(): void {", "\t}", "}"].join("\n"),
+		);
+		const brief = deterministicBrief({ id: ID, kind: "tool-batch", entries: b.entries });
+		const names = brief.split("\n").find((line) => line.startsWith("Names: ")) ?? "";
+		// The method, declared last in a file of plain-word names, leads the line.
+		expect(names).toMatch(/^Names: showThemeSelector, Renderer, message/);
+		expect(names).toMatch(/\(\+\d+ more\)$/);
 	});
 });

@@ -16,11 +16,15 @@ import { commitReasonText } from "../../../src/fold/pi/commit-reasons.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 
 const options = resolveOptions({ foldScheduling: "immediate" });
-const roomy = modelHostFacts({ id: "m", contextWindow: 1_000_000 }, options, "", "/", { reserveTokens: 1_000 });
+/**
+ * A window the ten stages (~50k tokens) fill to half: no backstop, and the working set leaves the older
+ * stages out of play long enough to have paid for their re-fetches, so what commits is the free rewrite.
+ */
+const roomy = modelHostFacts({ id: "m", contextWindow: 100_000 }, options, "", "/", { reserveTokens: 1_000 });
 
 function session(tool: string) {
 	const b = new FoldBranch();
-	for (const turn of ["one", "two", "three", "four", "five"]) {
+	for (const turn of ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]) {
 		b.user(`stage ${turn}`);
 		b.tool(
 			{ id: turn, name: turn === "four" ? tool : "bash", args: { command: turn } },

@@ -3,18 +3,15 @@
  * edge, over small single-turn branches built like a long staged session.
  */
 
-import { buildSessionProjection } from "@earendil-works/pi-coding-agent";
 import { describe, expect, it } from "vitest";
 import { planCommit } from "../../../src/fold/engine/commit.ts";
 import { createFold, type FoldOptions } from "../../../src/fold/lattice/lattice.ts";
 import { emptyLattice, type FoldLattice, isRefusal } from "../../../src/fold/lattice/records.ts";
 import { analyzeBranch } from "../../../src/fold/lattice/units.ts";
-import { readWindow, type TokenPrices } from "../../../src/fold/policy/budget.ts";
 import {
 	BACKSTOP_OCCUPANCY,
 	decideCommit,
 	FRESH_TAIL_MIN_TOKENS,
-	type LadderInput,
 	LONG_CONTEXT_GUARD,
 	ladderCandidates,
 	ladderFreshTailStart,
@@ -23,8 +20,8 @@ import {
 } from "../../../src/fold/policy/ladder.ts";
 import type { PendingMark } from "../../../src/fold/state/state-schema.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
+import { ladderInput as input, LADDER_PRICES, planFor } from "../../fixtures/ladder.ts";
 
-const PRICES: TokenPrices = { uncached: 1, cached: 0.1, longContextAbove: null };
 const AGENT: FoldOptions = { origin: "agent" };
 
 /** Text of about `tokens` estimated tokens (Pi counts four characters a token). */
@@ -43,23 +40,15 @@ function stages(sizes: readonly number[], tool = "repo_stage") {
 	return { entries: b.entries, calls, builder: b };
 }
 
-function input(entries: FoldBranch["entries"], overrides: Partial<LadderInput> = {}): LadderInput {
-	const view = analyzeBranch(entries);
-	const reading = readWindow(buildSessionProjection(entries), "");
-	return {
-		view,
-		lattice: emptyLattice(),
-		protectedIds: new Set(),
-		reading,
-		budget: 1_000_000,
-		prices: PRICES,
-		contextToolName: "active_context",
-		foldPeekResults: false,
-		marks: [],
-		expanded: new Set(),
-		freeRewrite: false,
-		...overrides,
-	};
+/** Stages of these sizes, then `later` small steps that name none of them, then a 9,000-token tail. */
+function staleStages(sizes: readonly number[], later: number, laterTokens = 300) {
+	return stages([...sizes, ...new Array<number>(later).fill(laterTokens), 9_000]);
+}
+
+/** Ids of the tool results after the first `skip` ones: protect them and only those stay candidates. */
+function resultsAfter(entries: FoldBranch["entries"], skip: number): Set<string> {
+	const results = entries.filter((entry) => entry.type === "message" && entry.message.role === "toolResult");
+	return new Set(results.slice(skip).map((entry) => entry.id));
 }
 
 /** A lattice with one tool-batch fold per named call id. */
@@ -95,19 +84,25 @@ describe("fresh tail", () => {
 });
 
 describe("commit pricing", () => {
-	it("commits a large stale result once carrying it has cost more than the rewrite", () => {
-		const { entries, calls } = stages([9_000, 9_000]);
+	it("commits a large stale result once carrying it unused has cost more than the rewrite and the re-fetches", () => {
+		const { entries, calls } = staleStages([9_000], 60);
 		const decision = decideCommit(input(entries));
 		expect(decision).toMatchObject({ commit: true, reason: "priced" });
-		expect(decision.selected.map((c) => c.ids[0])).toEqual([calls[0]]);
-		expect(decision.carriedCost).toBeGreaterThanOrEqual(decision.rewriteCost);
+		expect(decision.selected[0]?.ids[0]).toBe(calls[0]);
+		expect(decision.carriedCost).toBeGreaterThanOrEqual(decision.rewriteCost + decision.refetchCost);
+		// Just after it (and the small steps after it) left the working set, the rent paid unused is still short.
+		const early = decideCommit(input(staleStages([9_000], 32).entries));
+		expect(early.commit).toBe(false);
+		expect(early.declined).toMatch(/have not yet paid, unused, for the re-fetches/);
 	});
 
 	it("declines when the rewrite costs more than carrying the mass so far, and says why", () => {
-		// A mid-sized stale result ahead of a large already-sent one: folding it re-reads the large one.
-		const { entries, calls } = stages([2_000, 10_000, 9_000]);
-		const protectedIds = new Set([entries[4]?.id ?? ""]);
+		// A mid-sized stale result ahead of a large already-sent one: folding it re-reads the large one. What
+		// follows is protected, so the stale result is the only candidate.
+		const { entries, calls } = staleStages([2_000, 10_000], 20);
+		const protectedIds = resultsAfter(entries, 1);
 		const decision = decideCommit(input(entries, { protectedIds }));
+		expect(decision.refetchCost).toBeLessThan(decision.carriedCost);
 		expect(decision.commit).toBe(false);
 		expect(decision.declined).toMatch(/rewrite would cost/);
 		expect(decision.rewriteCost).toBeGreaterThan(decision.carriedCost);
@@ -133,32 +128,34 @@ describe("commit pricing", () => {
 		const { entries } = stages([2_000, 10_000, 9_000]);
 		const protectedIds = new Set([entries[4]?.id ?? ""]);
 		const total = input(entries).reading.total;
-		const tiered = { ...PRICES, longContextAbove: Math.floor(total / LONG_CONTEXT_GUARD) };
+		const tiered = { ...LADDER_PRICES, longContextAbove: Math.floor(total / LONG_CONTEXT_GUARD) };
 		expect(decideCommit(input(entries, { protectedIds, prices: tiered }))).toMatchObject({
 			commit: true,
 			reason: "long-context",
 		});
-		const far = { ...PRICES, longContextAbove: Math.ceil(total / LONG_CONTEXT_GUARD) + 10 };
+		const far = { ...LADDER_PRICES, longContextAbove: Math.ceil(total / LONG_CONTEXT_GUARD) + 10 };
 		expect(decideCommit(input(entries, { protectedIds, prices: far })).commit).toBe(false);
 	});
 
 	it("never commits less than MIN_COMMIT_FREED_TOKENS outside pressure", () => {
-		const { entries } = stages([MIN_COMMIT_FREED_TOKENS, 9_000]);
-		const decision = decideCommit(input(entries, { freeRewrite: true }));
+		const { entries } = staleStages([MIN_COMMIT_FREED_TOKENS], 60);
+		const decision = decideCommit(input(entries, { freeRewrite: true, protectedIds: resultsAfter(entries, 1) }));
 		expect(decision.commit).toBe(false);
 		expect(decision.declined).toMatch(/under 1024/);
 	});
 
 	it("never proposes protected or already-folded batches, nor anything in the fresh tail", () => {
-		const { entries, calls } = stages([9_000, 9_000, 9_000, 9_000]);
+		const { entries, calls } = staleStages([9_000, 9_000, 9_000], 60);
 		const lattice = foldedLattice(entries, ["s1"]);
 		const protectedIds = new Set([entries[4]?.id ?? ""]);
 		const decision = decideCommit(input(entries, { lattice, protectedIds }));
+		// The fold of s1 and the protected s2 stay as they are; s3 and the steps after it fold, the tail stays raw.
 		expect(decision.selected.map((c) => c.ids[0])).toEqual([calls[2]]);
+		expect(decision.selected[0]?.end).toBeLessThanOrEqual(decision.freshTailStart);
 	});
 
 	it("never folds a span the agent dissolved exactly as it was, even when the rewrite is free", () => {
-		const { entries, calls } = stages([9_000, 9_000, 9_000, 9_000]);
+		const { entries, calls } = staleStages([9_000, 9_000, 9_000], 60);
 		const before = decideCommit(input(entries, { freeRewrite: true }));
 		const [span] = before.selected;
 		expect(before.selected).toMatchObject([{ rung: "span" }]);
@@ -217,14 +214,16 @@ describe("rungs", () => {
 		sizes.push(9_000);
 		const { entries } = stages(sizes);
 		const ids = sizes.slice(0, -1).map((_, k) => `s${k + 1}`);
+		// A roomy window: the last stage outside the tail stays in play, so no span joins the folds.
+		const budget = 300_000;
 		const ten = ladderCandidates(
-			input(entries, { lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS)) }),
+			input(entries, { budget, lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS)) }),
 			entries.length - 2,
 			false,
 		);
 		expect(ten.candidates.some((c) => c.rung === "consolidation")).toBe(false);
 		const eleven = ladderCandidates(
-			input(entries, { lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS + 1)) }),
+			input(entries, { budget, lattice: foldedLattice(entries, ids.slice(0, MAX_VISIBLE_FOLDS + 1)) }),
 			entries.length - 2,
 			false,
 		);
@@ -251,13 +250,17 @@ describe("rungs", () => {
 		const b = new FoldBranch();
 		const first = b.user(filler(3_000, "first question"));
 		const last = b.assistant(filler(3_000, "first answer"));
-		b.user("second question");
+		const ask = b.user("second question");
+		// Steps of the second question, small and protected: they stay raw while the first chapter leaves play.
+		for (let k = 1; k <= 30; k++) b.tool({ id: `q${k}`, name: "bash" }, filler(400, `step ${k}`));
 		b.tool({ id: "t", name: "bash" }, filler(9_000, "tail"));
 		const tail = b.entries.length - 2;
-		const candidates = ladderCandidates(input(b.entries), tail, false).candidates;
+		const protectedIds = new Set(b.entries.slice(b.entries.findIndex((e) => e.id === ask) + 1).map((e) => e.id));
+		const candidates = ladderCandidates(input(b.entries, { protectedIds }), tail, false).candidates;
 		expect(candidates.map((c) => [c.rung, c.kind, ...c.ids])).toEqual([["span", "chapter", first, last]]);
 		// Under pressure the span still takes it: no second chapter candidate over the same entries.
-		expect(ladderCandidates(input(b.entries), tail, true).candidates).toEqual(candidates);
+		const pressed = ladderCandidates(input(b.entries, { protectedIds }), tail, true).candidates;
+		expect(pressed.map((c) => [c.rung, c.kind, ...c.ids])).toEqual([["span", "chapter", first, last]]);
 	});
 });
 
@@ -268,32 +271,27 @@ describe("marks at commit", () => {
 		return { record: made.record, origin: "agent" };
 	}
 
-	it("holds a mark inside the fresh tail and commits the others with the top-up in one pass", () => {
-		const { entries } = stages([9_000, 9_000, 9_000]);
+	it("holds a mark inside the fresh tail and commits the others with the top-up in one pass, the mark inside it", () => {
+		const { entries, calls } = staleStages([9_000, 9_000], 60);
 		const old = markOn(entries, "s1");
-		const fresh = markOn(entries, "s3");
+		const fresh = markOn(entries, `s${calls.length}`);
 		const ladder = input(entries, { marks: [old, fresh] });
 		const decision = decideCommit(ladder);
 		expect(decision.held.map((m) => m.record.id)).toEqual([fresh.record.id]);
-		const planned = planCommit(decision, {
-			view: ladder.view,
-			lattice: ladder.lattice,
-			protectedIds: new Set(),
-			freshTailStart: decision.freshTailStart,
-			toolName: "active_context",
-			cwd: "/",
-		});
+		const planned = planFor(decision, ladder);
+		// The ladder's deep span takes the marked stage in as a fold inside it, rather than stopping at it.
 		expect(planned?.summary.folds.map((f) => [f.rung, f.origin])).toEqual([
 			["mark", "agent"],
-			["tool", "ladder"],
+			["span", "ladder"],
 		]);
+		expect(planned?.change.records[1]?.parts[0]).toEqual({ type: "fold", foldId: old.record.id });
 		// A committed mark is the identical record an immediate fold of the span makes.
 		expect(planned?.change.records[0]).toEqual(old.record);
 		expect(planned?.change.ops).toEqual([{ op: "clear-marks", ids: [old.record.id] }]);
 	});
 
 	it("refuses a mark that became protected, naming it, and applies the rest", () => {
-		const { entries } = stages([9_000, 9_000, 9_000]);
+		const { entries } = staleStages([9_000, 9_000], 60);
 		const mark = markOn(entries, "s1");
 		const protectedIds = new Set([entries[2]?.id ?? ""]);
 		const ladder = input(entries, { marks: [mark], protectedIds, freeRewrite: true });

@@ -1,0 +1,196 @@
+/**
+ * The branch's reference index: for every entry, the newest message that
+ * pointed back at what it holds. The working-set rule folds by this last
+ * reference, not by age: a file read three steps ago that the agent named in
+ * its last reply is in use; one read forty steps ago and never named since
+ * is not.
+ *
+ * A reference is a path, code identifier, hex id or URL
+ * (src/text/references.ts) in a message the agent or the person wrote (an
+ * assistant message's text and call arguments, a user message). It refreshes
+ * the newest earlier entry holding the same token: that is the copy the
+ * model would read it from, so older copies may go. A path also refreshes
+ * the newest result of a call that named it (the read of that file, a run of
+ * that script), found by any trailing part of the path (`src/a.ts` finds a
+ * read of `/repo/src/a.ts`); a name refreshes the newest result that
+ * declares it (`declaredNames`), so talking about a function keeps the read
+ * of the file that defines it in play, the file an edit will quote.
+ *
+ * The index grows with the branch: a view's entries only ever get appended
+ * (src/fold/engine/branch.ts), so each entry is read once. A replaced
+ * branch starts a new index.
+ */
+
+import type { SessionEntry } from "@earendil-works/pi-coding-agent";
+import { FILE_ACTIONS, PATCH_TOOLS } from "../../session/facts.ts";
+import { declaredNames } from "../../text/declared-names.ts";
+import { contentText } from "../../text/lines.ts";
+import { isPathToken, pathKeys, pathTokens, referenceTokens } from "../../text/references.ts";
+import type { BranchView, StructuralUnit } from "../lattice/units.ts";
+
+/** Where each entry of the branch was last referenced. */
+export interface ReferenceIndex {
+	/** Entry index → index of the newest entry that referenced it (its own index when none did). */
+	readonly lastReference: readonly number[];
+}
+
+interface GrowingIndex extends ReferenceIndex {
+	lastReference: number[];
+	/** Token → index of the newest entry holding it. */
+	newest: Map<string, number>;
+	/** Path key → index of the newest tool result whose call named the path. */
+	newestRead: Map<string, number>;
+	/** Name → index of the newest tool result that declares it (`declaredNames`: the file that defines it). */
+	newestDeclaring: Map<string, number>;
+	/** The entry last read, to notice a branch that was replaced rather than grown. */
+	tail: SessionEntry | undefined;
+}
+
+/** One index per entries array: the engine's view grows its array in place. */
+const indexes = new WeakMap<readonly SessionEntry[], GrowingIndex>();
+
+/** The reference index of a view's branch, brought up to date with its entries. */
+export function referenceIndex(view: BranchView): ReferenceIndex {
+	const entries = view.entries;
+	let index = indexes.get(entries);
+	const length = index?.lastReference.length ?? 0;
+	if (!index || length > entries.length || (length > 0 && entries[length - 1] !== index.tail)) {
+		index = {
+			lastReference: [],
+			newest: new Map(),
+			newestRead: new Map(),
+			newestDeclaring: new Map(),
+			tail: undefined,
+		};
+		indexes.set(entries, index);
+	}
+	for (let i = index.lastReference.length; i < entries.length; i++) note(index, view, i);
+	index.tail = entries.at(-1);
+	return index;
+}
+
+/** Read entry `i`: the references it makes, then the tokens it holds. */
+function note(index: GrowingIndex, view: BranchView, i: number): void {
+	index.lastReference.push(i);
+	const entry = view.entries[i];
+	if (entry?.type !== "message") return;
+	const message = entry.message;
+	if (message.role === "toolResult") {
+		const text = contentText(message.content);
+		hold(index, referenceTokens(text), i);
+		for (const name of declaredNames(text)) index.newestDeclaring.set(name, i);
+		for (const path of calledPaths(view, i, message.toolCallId)) {
+			for (const key of pathKeys(path)) index.newestRead.set(key, i);
+		}
+		return;
+	}
+	const text = writtenText(entry);
+	if (text === undefined) return;
+	const tokens = referenceTokens(text);
+	for (const token of tokens) {
+		refresh(index, index.newest.get(token), i);
+		refresh(index, index.newestDeclaring.get(token), i);
+		if (isPathToken(token)) {
+			// The longest trailing part of the path some read was named by.
+			for (const key of pathKeys(token)) {
+				const read = index.newestRead.get(key);
+				if (read === undefined) continue;
+				refresh(index, read, i);
+				break;
+			}
+		}
+	}
+	hold(index, tokens, i);
+}
+
+function refresh(index: GrowingIndex, target: number | undefined, by: number): void {
+	if (target !== undefined && (index.lastReference[target] ?? -1) < by) index.lastReference[target] = by;
+}
+
+function hold(index: GrowingIndex, tokens: Iterable<string>, i: number): void {
+	for (const token of tokens) index.newest.set(token, i);
+}
+
+/** Text the agent or the person wrote in an entry: a user message, or an assistant's text and call arguments. */
+function writtenText(entry: SessionEntry): string | undefined {
+	if (entry.type !== "message") return undefined;
+	const message = entry.message;
+	if (message.role === "user") return contentText(message.content);
+	if (message.role !== "assistant") return undefined;
+	const parts: string[] = [];
+	for (const part of message.content) {
+		if (part.type === "text") parts.push(part.text);
+		else if (part.type === "toolCall") parts.push(argumentStrings(part.arguments));
+	}
+	return parts.join("\n");
+}
+
+/** Every string inside a call's arguments, joined: paths and names sit in whichever key the tool chose. */
+function argumentStrings(value: unknown): string {
+	const out: string[] = [];
+	const walk = (item: unknown, depth: number): void => {
+		if (typeof item === "string") out.push(item);
+		else if (depth > 8 || item === null || typeof item !== "object") return;
+		else for (const child of Array.isArray(item) ? item : Object.values(item)) walk(child, depth + 1);
+	};
+	walk(value, 0);
+	return out.join("\n");
+}
+
+/** Argument keys that carry the text a call writes or replaces: its result holds none of the file. */
+const CHANGE_ARG_KEYS = ["oldText", "newText", "old_string", "new_string", "old_str", "new_str", "edits", "content"];
+/** The marker a patch envelope (Codex `apply_patch`) starts with. */
+const PATCH_MARK = "*** Begin Patch";
+
+/**
+ * True for a call that changes a file (an edit, a write, a patch): its result
+ * says only that it worked, so it must not stand in for the read that holds
+ * the file's text, which the next edit of the file quotes.
+ */
+function changesFile(name: string, args: unknown): boolean {
+	const action = FILE_ACTIONS[name.toLowerCase()];
+	if (action === "edit" || action === "write" || PATCH_TOOLS.has(name)) return true;
+	if (typeof args !== "object" || args === null) return false;
+	if (CHANGE_ARG_KEYS.some((key) => key in args)) return true;
+	return argumentStrings(args).includes(PATCH_MARK);
+}
+
+/**
+ * Paths named by the arguments of the call the result at `resultIndex`
+ * answers, when the call reads rather than changes them. The span is the one
+ * holding this result (call ids repeat on a branch; session/closure.ts pairs
+ * each result with its call).
+ */
+function calledPaths(view: BranchView, resultIndex: number, toolCallId: string): string[] {
+	const span = view.tools.callSpans.get(toolCallId)?.find((s) => s.resultIndices.includes(resultIndex));
+	const call = span ? view.entries[span.callIndex] : undefined;
+	if (call?.type !== "message" || call.message.role !== "assistant") return [];
+	for (const part of call.message.content) {
+		if (part.type !== "toolCall" || part.id !== toolCallId) continue;
+		return changesFile(part.name, part.arguments) ? [] : pathTokens(argumentStrings(part.arguments));
+	}
+	return [];
+}
+
+/** Index of the newest entry that referenced anything inside a unit (its newest entry when nothing did). */
+export function unitLastReference(index: ReferenceIndex, unit: Pick<StructuralUnit, "start" | "end">): number {
+	let last = unit.end - 1;
+	for (let i = unit.start; i < unit.end; i++) last = Math.max(last, index.lastReference[i] ?? i);
+	return last;
+}
+
+/** Requests sent since the entry at `index` was last referenced (assistant responses after its last reference). */
+export function entryRequestsSinceReference(view: BranchView, index: ReferenceIndex, at: number): number {
+	const total = view.responsesBefore[view.entries.length] ?? 0;
+	return total - (view.responsesBefore[(index.lastReference[at] ?? at) + 1] ?? total);
+}
+
+/** Requests sent since anything in `[start, end)` was last referenced (assistant responses after that entry). */
+export function requestsSinceReference(
+	view: BranchView,
+	index: ReferenceIndex,
+	range: Pick<StructuralUnit, "start" | "end">,
+): number {
+	const total = view.responsesBefore[view.entries.length] ?? 0;
+	return total - (view.responsesBefore[unitLastReference(index, range) + 1] ?? total);
+}
