@@ -176,3 +176,35 @@ export function hostReplayJudgement(markdown: string): string {
 export function hostReplayDate(markdown: string): string | undefined {
 	return /^- Date: (\S+)/m.exec(markdown)?.[1]?.slice(0, 10);
 }
+
+/** How close the report's estimate came to the host on the real sessions' target lines. */
+export interface EstimateAgreement {
+	/** Session-windows whose raw and charged gaps are both within the limit. */
+	within: number;
+	total: number;
+	/** The largest gap, raw or charged, and where. */
+	worst: { session: string; window: string; gap: number };
+}
+
+/** The agreement limit issue 20 set for the report's estimate (the target lines use it too). */
+const ESTIMATE_LIMIT = 0.05;
+
+const ESTIMATE_LINE =
+	/^- (?:PASS|FAIL) (\S+) @(\S+): the report's estimate − host ([−+]?[\d.]+) raw, ([−+]?[\d.]+) charged/gm;
+
+/** The estimate's agreement with the host, read from the results file's target lines; throws when there are none. */
+export function estimateAgreement(markdown: string): EstimateAgreement {
+	const gaps = [...markdown.matchAll(ESTIMATE_LINE)].map((match) => ({
+		session: match[1] ?? "",
+		window: match[2] ?? "",
+		gaps: [match[3], match[4]].map((value) => Math.abs(Number((value ?? "").replace("−", "-")))),
+	}));
+	if (gaps.length === 0) fail('no "the report\'s estimate − host" target lines');
+	let worst = { session: "", window: "", gap: -1 };
+	for (const line of gaps) {
+		const gap = Math.max(...line.gaps);
+		if (gap > worst.gap) worst = { session: line.session, window: line.window, gap };
+	}
+	const within = gaps.filter((line) => line.gaps.every((gap) => gap <= ESTIMATE_LIMIT)).length;
+	return { within, total: gaps.length, worst };
+}

@@ -17,7 +17,13 @@ import { join } from "node:path";
 import { DEFAULT_COMMAND_NAMES } from "../src/fold/options.ts";
 import { CONTEXT_SUBCOMMANDS } from "../src/fold/pi/commands.ts";
 import { settingsReference } from "../src/settings/reference.ts";
-import { HOST_REPLAY_RESULTS, hostReplayDate, hostReplayFigures, hostReplayJudgement } from "./host-replay-figures.ts";
+import {
+	estimateAgreement,
+	HOST_REPLAY_RESULTS,
+	hostReplayDate,
+	hostReplayFigures,
+	hostReplayJudgement,
+} from "./host-replay-figures.ts";
 import { REPORT_RESULTS, reportFigures } from "./report-figures.ts";
 import { STARTUP_RESULTS, startupFigures } from "./startup-figures.ts";
 import { STORE_RESULTS, storeFigures } from "./store-figures.ts";
@@ -85,6 +91,13 @@ function headlineSection(root: string): string {
 	].join("\n");
 }
 
+/** The report's estimate against real Pi, in words, for the report section's paragraph. */
+function estimateSection(root: string): string {
+	const agreement = estimateAgreement(readFileSync(join(root, HOST_REPLAY_RESULTS), "utf8"));
+	const { worst } = agreement;
+	return `  within 0.05 of the host's ratio, raw and charged, on ${agreement.within} of the ${agreement.total} real sessions and windows of its latest run (the largest gap ${worst.gap.toFixed(3)}, ${worst.session} at ${worst.window}).`;
+}
+
 function commandsSection(): string {
 	const status = DEFAULT_COMMAND_NAMES.status;
 	return [
@@ -121,6 +134,7 @@ export function readmeSections(root: string): Record<string, string> {
 		headline: headlineSection(root),
 		figures: figuresSection(root),
 		startup: startupSection(root),
+		estimate: estimateSection(root),
 		store: storeSection(root),
 		settings: settingsReference(),
 		commands: commandsSection(),
