@@ -19,6 +19,17 @@
  * The index grows with the branch: a view's entries only ever get appended
  * (src/fold/engine/branch.ts), so each entry is read once. A replaced
  * branch starts a new index.
+ *
+ * It reads only the suffix it is asked about. A reference points back, and
+ * it refreshes the *newest* holder of a token, so the last reference of an
+ * entry depends on nothing older than the entry itself: an index read from
+ * entry `s` answers every entry at or after `s` exactly as one read from the
+ * start would. The ladder asks about raw units, which on a long resumed
+ * session are its last few hundred entries of tens of thousands (the first
+ * boundary after `pi --session <file> -p hi` read the whole branch: half a
+ * second at 50,000 entries). A question about an older entry reads further
+ * back, at least doubling what is covered, so a walk back over the branch
+ * costs at most twice one full read.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -30,11 +41,17 @@ import type { BranchView, StructuralUnit } from "../lattice/units.ts";
 
 /** Where each entry of the branch was last referenced. */
 export interface ReferenceIndex {
-	/** Entry index → index of the newest entry that referenced it (its own index when none did). */
-	readonly lastReference: readonly number[];
+	/** Index of the newest entry that referenced the entry at `at` (`at` itself when none did). */
+	lastReferenceOf(at: number): number;
+	/** The oldest entry read so far: questions about older entries read further back first. */
+	readonly readFrom: number;
 }
 
-interface GrowingIndex extends ReferenceIndex {
+/** The index's state over the entries from `from` on. */
+interface Coverage {
+	/** The first entry read. */
+	from: number;
+	/** Entry `from + k` → index of the newest entry that referenced it. */
 	lastReference: number[];
 	/** Token → index of the newest entry holding it. */
 	newest: Map<string, number>;
@@ -46,31 +63,78 @@ interface GrowingIndex extends ReferenceIndex {
 	tail: SessionEntry | undefined;
 }
 
+/** An index over one entries array: the coverage read so far, and the view that reads more. */
+class GrowingIndex implements ReferenceIndex {
+	private coverage: Coverage;
+	private view: BranchView;
+
+	constructor(view: BranchView) {
+		this.view = view;
+		this.coverage = emptyCoverage(view.entries.length);
+	}
+
+	/** The index brought up to `view`'s entries (the same array, grown in place): only appended entries are read. */
+	update(view: BranchView): this {
+		this.view = view;
+		const entries = view.entries;
+		const { from, lastReference, tail } = this.coverage;
+		const end = from + lastReference.length;
+		if (end > entries.length || (end > from && entries[end - 1] !== tail))
+			this.coverage = emptyCoverage(entries.length);
+		readUpTo(this.coverage, view, entries.length);
+		return this;
+	}
+
+	get readFrom(): number {
+		return this.coverage.from;
+	}
+
+	lastReferenceOf(at: number): number {
+		if (at < this.coverage.from) this.readBackTo(at);
+		return this.coverage.lastReference[at - this.coverage.from] ?? at;
+	}
+
+	/** Read from `at` (or further back, to at least double the coverage) to the entries read so far. */
+	private readBackTo(at: number): void {
+		const { from, lastReference } = this.coverage;
+		const end = from + lastReference.length;
+		const start = Math.max(0, Math.min(at, end - 2 * (end - from) - 1));
+		this.coverage = emptyCoverage(start);
+		readUpTo(this.coverage, this.view, end);
+	}
+}
+
+function emptyCoverage(from: number): Coverage {
+	return {
+		from,
+		lastReference: [],
+		newest: new Map(),
+		newestRead: new Map(),
+		newestDeclaring: new Map(),
+		tail: undefined,
+	};
+}
+
+function readUpTo(coverage: Coverage, view: BranchView, end: number): void {
+	for (let i = coverage.from + coverage.lastReference.length; i < end; i++) note(coverage, view, i);
+	if (end > coverage.from) coverage.tail = view.entries[end - 1];
+}
+
 /** One index per entries array: the engine's view grows its array in place. */
 const indexes = new WeakMap<readonly SessionEntry[], GrowingIndex>();
 
-/** The reference index of a view's branch, brought up to date with its entries. */
+/** The reference index of a view's branch, brought up to date with its entries (reading only what is asked about). */
 export function referenceIndex(view: BranchView): ReferenceIndex {
-	const entries = view.entries;
-	let index = indexes.get(entries);
-	const length = index?.lastReference.length ?? 0;
-	if (!index || length > entries.length || (length > 0 && entries[length - 1] !== index.tail)) {
-		index = {
-			lastReference: [],
-			newest: new Map(),
-			newestRead: new Map(),
-			newestDeclaring: new Map(),
-			tail: undefined,
-		};
-		indexes.set(entries, index);
+	let index = indexes.get(view.entries);
+	if (!index) {
+		index = new GrowingIndex(view);
+		indexes.set(view.entries, index);
 	}
-	for (let i = index.lastReference.length; i < entries.length; i++) note(index, view, i);
-	index.tail = entries.at(-1);
-	return index;
+	return index.update(view);
 }
 
 /** Read entry `i`: the references it makes, then the tokens it holds. */
-function note(index: GrowingIndex, view: BranchView, i: number): void {
+function note(index: Coverage, view: BranchView, i: number): void {
 	index.lastReference.push(i);
 	const entry = view.entries[i];
 	if (entry?.type !== "message") return;
@@ -103,11 +167,13 @@ function note(index: GrowingIndex, view: BranchView, i: number): void {
 	hold(index, tokens, i);
 }
 
-function refresh(index: GrowingIndex, target: number | undefined, by: number): void {
-	if (target !== undefined && (index.lastReference[target] ?? -1) < by) index.lastReference[target] = by;
+function refresh(index: Coverage, target: number | undefined, by: number): void {
+	if (target === undefined) return;
+	const at = target - index.from;
+	if ((index.lastReference[at] ?? -1) < by) index.lastReference[at] = by;
 }
 
-function hold(index: GrowingIndex, tokens: Iterable<string>, i: number): void {
+function hold(index: Coverage, tokens: Iterable<string>, i: number): void {
 	for (const token of tokens) index.newest.set(token, i);
 }
 
@@ -175,14 +241,8 @@ function calledPaths(view: BranchView, resultIndex: number, toolCallId: string):
 /** Index of the newest entry that referenced anything inside a unit (its newest entry when nothing did). */
 export function unitLastReference(index: ReferenceIndex, unit: Pick<StructuralUnit, "start" | "end">): number {
 	let last = unit.end - 1;
-	for (let i = unit.start; i < unit.end; i++) last = Math.max(last, index.lastReference[i] ?? i);
+	for (let i = unit.start; i < unit.end; i++) last = Math.max(last, index.lastReferenceOf(i));
 	return last;
-}
-
-/** Requests sent since the entry at `index` was last referenced (assistant responses after its last reference). */
-export function entryRequestsSinceReference(view: BranchView, index: ReferenceIndex, at: number): number {
-	const total = view.responsesBefore[view.entries.length] ?? 0;
-	return total - (view.responsesBefore[(index.lastReference[at] ?? at) + 1] ?? total);
 }
 
 /** Requests sent since anything in `[start, end)` was last referenced (assistant responses after that entry). */

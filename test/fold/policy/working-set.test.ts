@@ -18,8 +18,10 @@ import {
 	workingSetOf,
 	workingSetTokens,
 } from "../../../src/fold/policy/working-set.ts";
+import { loadRealBranch } from "../../fixtures/compaction-events.ts";
 import { FoldBranch } from "../../fixtures/fold.ts";
 import { ladderInput as input } from "../../fixtures/ladder.ts";
+import { REAL_SESSIONS } from "../../fixtures/session.ts";
 
 const filler = (tokens: number, tag: string) => `${tag}\n${"x".repeat(tokens * 4)}`;
 
@@ -103,10 +105,37 @@ describe("last references", () => {
 		// The engine's view grows its entries array in place; the index follows without a rebuild.
 		(view.entries as FoldBranch["entries"]).push(...b.entries.slice(view.entries.length));
 		const fresh = analyzeBranch(b.entries);
-		expect(referenceIndex(view).lastReference).toEqual(referenceIndex(fresh).lastReference);
+		const all = (index: ReturnType<typeof referenceIndex>) => b.entries.map((_, i) => index.lastReferenceOf(i));
+		expect(all(referenceIndex(view))).toEqual(all(referenceIndex(fresh)));
 		expect(grown).toBe(referenceIndex(view));
 		const unit = unitOf(b.entries, grep).unit;
 		expect(requestsSinceReference(fresh, referenceIndex(fresh), unit)).toBe(0);
+	});
+});
+
+describe("the reference index reads only what it is asked about", () => {
+	const entries = loadRealBranch(REAL_SESSIONS.large);
+	// Oracle: an index asked about entry 0 first reads the whole branch from the start.
+	const full = referenceIndex(analyzeBranch([...entries]));
+	const expected = entries.map((_, i) => full.lastReferenceOf(i));
+
+	it("answers a question about the tail from the tail, exactly as a read from the start", () => {
+		const index = referenceIndex(analyzeBranch([...entries]));
+		const tail = entries.length - 40;
+		for (let i = tail; i < entries.length; i++) expect(index.lastReferenceOf(i)).toBe(expected[i]);
+		expect(index.readFrom).toBe(tail);
+		// References do point back into the tail from later entries: the check is not vacuous.
+		expect(expected.slice(tail).some((last, k) => last > tail + k)).toBe(true);
+	});
+
+	it("reads further back when asked about older entries, doubling what it covers, with the same answers", () => {
+		const view = analyzeBranch([...entries]);
+		const index = referenceIndex(view);
+		const asked: number[] = [];
+		for (let at = entries.length - 1; at >= 0; at -= 97) asked.push(at);
+		for (const at of asked) expect(index.lastReferenceOf(at)).toBe(expected[at]);
+		expect(entries.map((_, i) => index.lastReferenceOf(i))).toEqual(expected);
+		expect(index.readFrom).toBe(0);
 	});
 });
 
