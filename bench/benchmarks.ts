@@ -12,6 +12,7 @@ import { prefixCacheBench } from "./suites/prefix-cache.ts";
 import { replayBench } from "./suites/replay.ts";
 import { reportBench } from "./suites/report.ts";
 import { runtimeBench } from "./suites/runtime.ts";
+import { searchCostBench } from "./suites/search-cost.ts";
 import { startupBench } from "./suites/startup.ts";
 import { survivalBench } from "./survival/suite.ts";
 
@@ -33,4 +34,5 @@ export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [
 	survivalBench,
 	storeBench,
 	commitCostBench,
+	searchCostBench,
 ];

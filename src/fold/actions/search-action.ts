@@ -17,9 +17,9 @@ import { contentText } from "../../text/lines.ts";
 import { compileMatcher } from "../../text/matcher.ts";
 import { type ActionOutcome, type FoldWorkspace, failed } from "../engine/workspace.ts";
 import { indexLattice } from "../lattice/lattice-index.ts";
-import { isRefusal, leafEntryIds } from "../lattice/records.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { EVIDENCE_ADDRESS_PREFIX } from "../store/evidence.ts";
+import { NestedSources } from "./nested-sources.ts";
 import {
 	type Hidden,
 	type LineOwner,
@@ -32,7 +32,6 @@ import {
 	searchSources,
 } from "./search.ts";
 import { searchResultText, searchTimeoutText } from "./search-report.ts";
-import { readSource } from "./source-read.ts";
 
 export interface SearchParams {
 	query: string;
@@ -81,7 +80,9 @@ function echoes(entry: SessionEntry | undefined, options: ResolvedOptions): Hidd
 function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<string> } {
 	const leaves = new Set<string>();
 	const sources: SearchSource[] = [];
-	for (const placement of indexLattice(ws.lattice, ws.view).ordered) {
+	const placements = indexLattice(ws.lattice, ws.view).ordered;
+	const nested = new NestedSources(ws, placements);
+	for (const placement of placements) {
 		const record = placement.record;
 		const lines: LineOwner[] = [];
 		for (const part of record.parts) {
@@ -93,8 +94,7 @@ function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<
 				leaves.add(part.entryId);
 				continue;
 			}
-			const inner = leafEntryIds(ws.lattice, part.foldId);
-			for (let i = 0; i < (isRefusal(inner) ? 0 : inner.length); i++) lines.push({ child: part.foldId });
+			for (let i = nested.lines(part.foldId); i > 0; i--) lines.push({ child: part.foldId });
 		}
 		sources.push({
 			kind: "fold",
@@ -102,12 +102,7 @@ function foldSources(ws: FoldWorkspace): { sources: SearchSource[]; leaves: Set<
 			foldKind: record.kind,
 			...(placement.parentId ? { parentId: placement.parentId } : {}),
 			lines,
-			read: async (): Promise<SourceBytes> => {
-				const slice = await readSource(ws, record);
-				return "ok" in slice
-					? { ok: false, code: slice.code ?? "unreadable", message: slice.text }
-					: { ok: true, bytes: slice.bytes };
-			},
+			read: () => nested.read(record),
 		});
 	}
 	return { sources, leaves };

@@ -135,7 +135,7 @@ export interface SearchInput {
 const decoder = new TextDecoder();
 
 /** Byte offset of each line's start: 0 and every byte after a "\n" (canonical JSON never holds a raw newline in a line). */
-function lineStarts(bytes: Uint8Array): number[] {
+export function lineStarts(bytes: Uint8Array): number[] {
 	const starts = [0];
 	for (let at = bytes.indexOf(0x0a); at !== -1 && at + 1 < bytes.length; at = bytes.indexOf(0x0a, at + 1))
 		starts.push(at + 1);

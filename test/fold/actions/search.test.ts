@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import { buildCompactionDetails } from "../../../src/compaction/records/details.ts";
 import { foldSpan } from "../../../src/fold/actions/actions.ts";
+import { NestedSources } from "../../../src/fold/actions/nested-sources.ts";
 import { peekFold } from "../../../src/fold/actions/peek.ts";
 import { listChildren } from "../../../src/fold/actions/peek-children.ts";
 import { SEARCH_COUNT_MAX, searchSources } from "../../../src/fold/actions/search.ts";
@@ -20,10 +21,12 @@ import {
 	searchAction,
 	searchWorkspace,
 } from "../../../src/fold/actions/search-action.ts";
-import type { ActionOutcome } from "../../../src/fold/engine/workspace.ts";
+import { readSource } from "../../../src/fold/actions/source-read.ts";
+import type { ActionOutcome, FoldWorkspace } from "../../../src/fold/engine/workspace.ts";
+import { indexLattice } from "../../../src/fold/lattice/lattice-index.ts";
 import { leafEntryIds } from "../../../src/fold/lattice/records.ts";
 import { DEFAULT_ENTRY_TYPE_PREFIX } from "../../../src/fold/options.ts";
-import { createMemoryFoldStore } from "../../../src/fold/store/store.ts";
+import { createMemoryFoldStore, type FoldStore } from "../../../src/fold/store/store.ts";
 import { canonicalBytes, sha256Hex } from "../../../src/session/canonical.ts";
 import { sourceHashesOf } from "../../../src/session/records/source-hashes.ts";
 import { compileMatcher } from "../../../src/text/matcher.ts";
@@ -390,6 +393,67 @@ describe("search bounds", () => {
 		});
 		expect(bounded.notScanned).toBe(2);
 		expect(bounded.searched.entry.count).toBe(1);
+	});
+});
+
+describe("nested folds read through their root", () => {
+	/** Six stage batches, three consolidated, then all under one outer consolidation: folds three deep. */
+	async function nestedSpace(blobs = new Map<string, Uint8Array>()) {
+		const b = stagedBranch(6);
+		const space = foldWorkspace(b.entries, { store: createMemoryFoldStore({ blobs }) });
+		const batches = [];
+		for (let stage = 1; stage <= 6; stage++) batches.push(await fold(space, [`s${stage}`]));
+		const inner = await fold(space, batches.slice(0, 3));
+		const outer = await fold(space, [inner, ...batches.slice(3)]);
+		return { space, batches, inner, outer, blobs };
+	}
+
+	/** The workspace with a store that counts its reads. */
+	function counted(ws: FoldWorkspace): { ws: FoldWorkspace; reads: () => number } {
+		let reads = 0;
+		const store: FoldStore = { ...ws.store, read: (hash, options) => (reads++, ws.store.read(hash, options)) };
+		return { ws: { ...ws, store }, reads: () => reads };
+	}
+
+	it("serves every fold the same verified bytes as its own read, reading the store once per root", async () => {
+		const { space } = await nestedSpace();
+		const { ws, reads } = counted(space.ws());
+		const placements = indexLattice(ws.lattice, ws.view).ordered;
+		const nested = new NestedSources(ws, placements);
+		expect(placements).toHaveLength(8);
+		for (const { record } of placements) {
+			const own = await readSource(space.ws(), record);
+			if ("ok" in own) throw new Error(own.text);
+			const read = await nested.read(record);
+			expect(read.ok && decode(read.bytes)).toBe(decode(own.bytes));
+			expect(nested.lines(record.id)).toBe(decode(own.bytes).split("\n").length - 1);
+		}
+		expect(reads()).toBe(1);
+	});
+
+	it("a root that fails its hash hides no child: each is read on its own, and the root is named", async () => {
+		const { space, outer, batches, blobs } = await nestedSpace();
+		const hash = space.ws().lattice.folds.get(outer)?.sourceHash ?? "";
+		blobs.set(hash, new TextEncoder().encode("tampered"));
+		const outcome = await searchAction(space.ws(), noEvidence, { query: "FACT S" });
+		expect(outcome.ok).toBe(true);
+		expect(outcome.text.split("\n")[0]).toContain("6 hits");
+		expect(outcome.text).toContain(`- fold ${outer}: integrity: `);
+		for (const batch of batches) expect(outcome.text).toContain(`"id":"${batch}"`);
+	});
+
+	it("never serves a run of the root's lines that does not hash to the fold's own source", async () => {
+		const { space, batches } = await nestedSpace();
+		const ws = space.ws();
+		const record = ws.lattice.folds.get(batches[4] ?? "");
+		if (!record) throw new Error("no batch record");
+		// The record is re-pointed at another fold's source: its run of the root's lines no longer hashes to it.
+		const other = ws.lattice.folds.get(batches[5] ?? "");
+		const forged = { ...record, sourceHash: other?.sourceHash ?? "" };
+		const nested = new NestedSources(ws, indexLattice(ws.lattice, ws.view).ordered);
+		const read = await nested.read(forged);
+		expect(read.ok).toBe(false);
+		expect(read.ok ? "" : read.code).toBe("integrity");
 	});
 });
 
