@@ -22,6 +22,7 @@ import { FoldEngine } from "../../src/fold/engine/engine.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { rebuildState } from "../../src/fold/state/state.ts";
 import { type BenchCase, type Benchmark, type BenchRatio, median } from "../harness.ts";
+import { storeBeside } from "../runtime/commit-cost.ts";
 import { type FoldedFixture, foldedFixture, RAW_TAIL_CHAPTERS, RECENT_ROOTS } from "../runtime/fixtures.ts";
 import { timeRealRuntime } from "../runtime/real-runtime.ts";
 import { boundaryStep, engineOn, requestPath } from "../runtime/request-path.ts";
@@ -98,14 +99,15 @@ export const runtimeBench: Benchmark = {
 		const cases: BenchCase[] = [];
 		const ratios: BenchRatio[] = [];
 		const facts = [
-			"| entries (generated) | branch entries | bytes | folds | visible folds | steady boundary | forced commit | forced commit time | engine heap after resume |",
-			"| ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
+			"| entries (generated) | branch entries | bytes | session file | fold store | store ÷ session | folds | visible folds | steady boundary | forced commit | forced commit time | engine heap after resume |",
+			"| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
 		];
 		const fixtures: FoldedFixture[] = [];
 		for (const size of RUNTIME_SIZES) {
 			const fixture = foldedFixture(size, options, HOST_CWD);
 			fixtures.push(fixture);
 			const { branch } = fixture;
+			const sizes = await storeBeside(fixture);
 			const steady = await boundaryStep(engineOn(branch, options, host), host);
 			const commit = await timeCommit(fixture, options, host);
 			const before = heap();
@@ -124,7 +126,7 @@ export const runtimeBench: Benchmark = {
 				{ label: `engine resume ${label}`, input, run: () => new FoldEngine(options).reset(branch) },
 			);
 			facts.push(
-				`| ${label} | ${integer.format(branch.length)} | ${integer.format(fixture.bytes)} | ${integer.format(fixture.folds)} | ${fixture.visibleFolds} | ${steady.committed ? `commits ${steady.folds}` : `declines (${steady.declined ?? "?"})`} | ${commit.run.committed ? `${commit.run.folds} folds, ${commit.run.drafts} drafts` : `no commit (${commit.run.declined ?? "?"})`} | ${ms(commit.ms)} ms | ${mib(after.heapUsed - before.heapUsed)} |`,
+				`| ${label} | ${integer.format(branch.length)} | ${integer.format(fixture.bytes)} | ${mib(sizes.sessionBytes)} | ${mib(sizes.storeBytes)} | ${(sizes.storeBytes / sizes.sessionBytes).toFixed(2)}× | ${integer.format(fixture.folds)} | ${fixture.visibleFolds} | ${steady.committed ? `commits ${steady.folds}` : `declines (${steady.declined ?? "?"})`} | ${commit.run.committed ? `${commit.run.folds} folds, ${commit.run.drafts} drafts` : `no commit (${commit.run.declined ?? "?"})`} | ${ms(commit.ms)} ms | ${mib(after.heapUsed - before.heapUsed)} |`,
 			);
 		}
 		const replayBranch = hugeDelta(REPLAY_OPS);
@@ -229,6 +231,7 @@ export const runtimeBench: Benchmark = {
 			ratios,
 			facts,
 			notes: [
+				"- `session file` is the branch as Pi's JSONL (generated entries, fold state, context edits); `fold store` is every file of the store once every fold's source is written as the runtime writes it (a fold with children as a part list over theirs, `bench/runtime/commit-cost.ts` `storeBeside`); `bytes` is the generated entries' canonical JSONL alone.",
 				`- Fixtures (\`bench/runtime/fixtures.ts\`): \`generateSession(n)\` (seed 1: user asks, 1–4 read / grep / bash / edit / write calls with 50–6,500-character results, 8% errors, some thinking, a closing reply), then every completed tool batch and closed chapter folded (\`foldEverything\` from the fold suite), all chapter folds but the newest ${RECENT_ROOTS} consolidated into one fold (the shape the ladder's consolidation rule converges to), the newest ${RAW_TAIL_CHAPTERS} chapters raw; the fold records, state entries and the engine's own \`context_edit\` drafts are appended to the branch.`,
 				`- Host: ${HOST_MODEL} from Pi's catalog (serving budget = its context window; its card's prices), a ${integer.format(HOST_FIXED_TOKENS)}-token system prompt, default options (epoch scheduling; the adapter runs with the default session summarizer, which finds nothing to prepare on these fixtures).`,
 				"- `request path` (engine alone, `bench/runtime/request-path.ts`): one turn (an assistant's read and its ~1,500-character result) appended to the engine's branch, then the engine's boundary (`boundary`: reconcile, the ladder's decision, a commit when decided with its sources stored in memory, the hand-off, persisted here) and the `context` hook (`prepareRequest`: fence check, the request, the instrument). The branch grows by one turn per run, as a session does. The adapter table times the same through Pi's `turn_end` and `context` handlers, with Pi's messages structured-cloned outside the timing; it includes the adapter's walk from Pi's leaf back to the last known entry.",
