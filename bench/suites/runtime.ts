@@ -3,13 +3,14 @@
  * to resuming a long session in real Pi, state replay of a huge delta, the
  * compactor at scale, and the fold store against raw SHA-256.
  *
- * Per size (1,000 / 5,000 / 10,000 / 20,000 generated entries, folded as
+ * Per size (1,000 / 5,000 / 10,000 / 20,000 / 50,000 generated entries, folded as
  * bench/runtime/fixtures.ts describes): one request as the session grows
  * (a turn appended, the boundary, the `context` hook) driven on the engine
  * directly, beside Pi's own projection of the same branch; the same request
  * through the real Pi adapter's event handlers (real-runtime.ts); a forced
- * commit; the engine's rebuild at resume. Real Pi's start-up on the largest
- * fixture with and without pi-fold (resume.ts). The compactor cases are the
+ * commit; the engine's rebuild at resume; the session file and the fold
+ * store beside it. Real Pi's start-up on the 20,000-entry fixture (the size
+ * issue 28's resume target names) with and without pi-fold (resume.ts). The compactor cases are the
  * `compaction` suite's, reused as they are. Memory figures are
  * process.memoryUsage() deltas: approximate (the collector may run in
  * between).
@@ -31,7 +32,9 @@ import { timeStore } from "../runtime/store-throughput.ts";
 import { compactionBench } from "./compaction.ts";
 
 /** Branch sizes the issue names. */
-export const RUNTIME_SIZES = [1_000, 5_000, 10_000, 20_000] as const;
+export const RUNTIME_SIZES = [1_000, 5_000, 10_000, 20_000, 50_000] as const;
+/** The size whose fixture real Pi resumes: issue 28's target is stated on it, and commit-cost resumes the same one. */
+export const RESUME_SIZE = 20_000;
 /** Requests timed through the real adapter per size. */
 export const REAL_RUNTIME_RUNS = 21;
 /** Forced commits timed per size (each on a fresh engine). */
@@ -92,7 +95,7 @@ async function timeCommit(
 export const runtimeBench: Benchmark = {
 	name: "runtime",
 	description:
-		"Fold engine overhead per request at 1,000–20,000 entries with folds present (engine alone and through the Pi adapter, against Pi's own projection), resume in real Pi with and without pi-fold, state replay of 200,000 ops, the compactor at scale, fold store write + verify against raw SHA-256.",
+		"Fold engine overhead per request at 1,000–50,000 entries with folds present (engine alone and through the Pi adapter, against Pi's own projection), resume in real Pi with and without pi-fold, state replay of 200,000 ops, the compactor at scale, fold store write + verify against raw SHA-256.",
 	async prepare() {
 		const options = resolveOptions();
 		const host = hostFacts(HOST_MODEL, HOST_FIXED_TOKENS, HOST_CWD);
@@ -166,16 +169,15 @@ export const runtimeBench: Benchmark = {
 			"",
 			"The ladder's long-session commit and the fold store beside the session file: `npm run bench -- commit-cost` (bench/results/commit-cost.md).",
 		);
-		const largest = fixtures.at(-1);
-		if (largest) {
-			const resume = await timeResume(largest.branch, RESUME_RUNS, largest.writeStore);
-			facts.push(
-				"",
-				`Resume in real Pi (\`pi --session <file> -p hi\`, loopback provider, the ${integer.format(largest.generatedEntries)}-entry fixture: ${integer.format(largest.branch.length)} branch entries), medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`). "Until the first request": from spawn until the provider receives the request, and Pi's peak resident memory at that moment (what a person waits for on resume); "whole run": until Pi exits, which adds what the boundaries after the reply do (the ladder's commit, when it decides one):`,
-				"",
-				...resumeTable(resume),
-			);
-		}
+		const resumed = fixtures.find((fixture) => fixture.generatedEntries === RESUME_SIZE);
+		if (!resumed) throw new Error(`runtime: RESUME_SIZE ${RESUME_SIZE} is not among RUNTIME_SIZES`);
+		const resume = await timeResume(resumed.branch, RESUME_RUNS, resumed.writeStore);
+		facts.push(
+			"",
+			`Resume in real Pi (\`pi --session <file> -p hi\`, loopback provider, the ${integer.format(resumed.generatedEntries)}-entry fixture: ${integer.format(resumed.branch.length)} branch entries), medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`). "Until the first request": from spawn until the provider receives the request, and Pi's peak resident memory at that moment (what a person waits for on resume); "whole run": until Pi exits, which adds what the boundaries after the reply do (the ladder's commit, when it decides one):`,
+			"",
+			...resumeTable(resume),
+		);
 		for (let i = 1; i < RUNTIME_SIZES.length; i++) {
 			const small = integer.format(RUNTIME_SIZES[i - 1] ?? 0);
 			const large = integer.format(RUNTIME_SIZES[i] ?? 0);
@@ -238,7 +240,7 @@ export const runtimeBench: Benchmark = {
 				"- `Pi projection` is one `buildSessionProjection` of the same branch: what Pi itself spends per request (at least once), for scale. `engine resume` is `FoldEngine.reset` on the branch: state rebuild, branch view, Pi's projection with its token reading, lost-commit lookup (the adapter adds the store's open).",
 				"- `forced commit` is a `threshold` commit at a boundary on a freshly loaded engine (what Pi's compaction trigger makes the runtime do): the raw tail's eligible batches planned, applied, and the drafts that show them computed (a full plan of the window: the one step that reads the whole branch, once per commit).",
 				`- \`state replay\` rebuilds the fold state from one schema-valid delta of ${integer.format(REPLAY_OPS)} \`protect\` ops (issue 18.1: each op in constant time).`,
-				"- Resume: real Pi 1.6.0 CLI on a file holding the largest fixture, `--session <file> -p hi` against the loopback provider, once with `-e <this package>` and once without extensions; GNU time's elapsed seconds and maximum resident set size of the Pi process. Each run opens a fresh copy of the file, and the pi-fold arm a fresh copy of the fold store written for it (every fold's source, as the runtime stores it).",
+				"- Resume: real Pi 1.6.0 CLI on a file holding the 20,000-entry fixture, `--session <file> -p hi` against the loopback provider, once with `-e <this package>` and once without extensions; GNU time's elapsed seconds and maximum resident set size of the Pi process. Each run opens a fresh copy of the file, and the pi-fold arm a fresh copy of the fold store written for it (every fold's source, as the runtime stores it).",
 				"- Compaction cases are the `compaction` suite's (`npm run bench -- compaction`), run here unchanged.",
 			],
 		};
