@@ -51,6 +51,22 @@ function sessionFileBytes(branch: readonly SessionEntry[]): number {
 	return branch.reduce((sum, entry) => sum + Buffer.byteLength(JSON.stringify(entry)) + 1, 0);
 }
 
+/**
+ * The session file's bytes (JSONL of the branch) and the fold store's once
+ * every fold's source is written as the runtime writes it (issue 28: the
+ * store reported beside the session at every scale). The store is written
+ * to a temporary directory and removed.
+ */
+export async function storeBeside(fixture: FoldedFixture): Promise<{ sessionBytes: number; storeBytes: number }> {
+	const dir = mkdtempSync(join(tmpdir(), "pi-fold-store-size-"));
+	try {
+		await fixture.writeStore(openFileFoldStore({ sessionDir: dir, sessionId: "store-size" }));
+		return { sessionBytes: sessionFileBytes(fixture.branch), storeBytes: treeBytes(dir) };
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
 export async function timeCommitCost(
 	fixture: FoldedFixture,
 	options: ResolvedOptions,

@@ -59,22 +59,59 @@ export interface FoldedFixture {
 /**
  * Fold every completed tool batch, then every closed chapter (batches nest
  * inside), among the spans that end at or before entry index `before`.
+ *
+ * The lattice is what creating those folds one by one on one growing lattice
+ * gives (batches in order, then chapters in order), built a chapter at a
+ * time: each chapter's batches and the chapter itself are planned on a
+ * lattice holding only that chapter's folds, and the records are joined in
+ * the one-by-one order at the end. Planning a fold reads only the folds its
+ * span touches, and chapters are disjoint runs of whole units (a batch is one
+ * unit, so it lies inside one chapter or outside all), so every record comes
+ * out the same. Growing one lattice by thousands of folds costs time and
+ * memory with the square of the count (each grown lattice keeps the one it
+ * grew from and the index built on it), which is what kept the runtime
+ * fixtures from reaching 50,000 entries. A fold id is the only thing that
+ * reads every fold (`deriveFoldId` lengthens an id another fold holds), so a
+ * repeated id fails the build instead of giving a different lattice.
  */
 export function foldEverything(view: BranchView, before = view.entries.length): FoldLattice {
-	let lattice = emptyLattice();
-	const spans = [
-		...view.units
-			.filter((unit) => unit.kind === "tool-batch" && unit.completed)
-			.map((unit) => ({ ...unit, kind: "tool-batch" as const })),
-		...closedChapters(view, MIN_CHAPTER_UNITS).map((chapter) => ({ ...chapter, kind: "chapter" as const })),
-	].filter((span) => span.end <= before);
-	for (const span of spans) {
+	const batches = view.units.filter((unit) => unit.kind === "tool-batch" && unit.completed && unit.end <= before);
+	const chapters = closedChapters(view, MIN_CHAPTER_UNITS).filter((chapter) => chapter.end <= before);
+	const batchRecords: (FoldRecord | undefined)[] = [];
+	const chapterRecords: (FoldRecord | undefined)[] = [];
+	const fold = (lattice: FoldLattice, span: { start: number; end: number }, kind: "tool-batch" | "chapter") => {
 		const first = view.entries[span.start]?.id ?? "";
 		const last = view.entries[span.end - 1]?.id ?? "";
-		const made = createFold(lattice, view, { kind: span.kind, first, last }, { origin: "ladder" });
-		if (!isRefusal(made)) lattice = made.lattice;
+		const made = createFold(lattice, view, { kind, first, last }, { origin: "ladder" });
+		return isRefusal(made) ? { lattice, record: undefined } : { lattice: made.lattice, record: made.record };
+	};
+	let next = 0;
+	for (const chapter of chapters) {
+		for (; next < batches.length && (batches[next]?.start ?? 0) < chapter.start; next++) {
+			const batch = batches[next];
+			if (batch) batchRecords.push(fold(emptyLattice(), batch, "tool-batch").record);
+		}
+		let lattice = emptyLattice();
+		for (; next < batches.length && (batches[next]?.end ?? 0) <= chapter.end; next++) {
+			const batch = batches[next];
+			if (!batch) continue;
+			const made = fold(lattice, batch, "tool-batch");
+			lattice = made.lattice;
+			batchRecords.push(made.record);
+		}
+		chapterRecords.push(fold(lattice, chapter, "chapter").record);
 	}
-	return lattice;
+	for (; next < batches.length; next++) {
+		const batch = batches[next];
+		if (batch) batchRecords.push(fold(emptyLattice(), batch, "tool-batch").record);
+	}
+	const folds = new Map<string, FoldRecord>();
+	for (const record of [...batchRecords, ...chapterRecords]) {
+		if (!record) continue;
+		if (folds.has(record.id)) throw new Error(`runtime fixture: two folds share the id ${record.id}`);
+		folds.set(record.id, record);
+	}
+	return { folds };
 }
 
 /** Fold a generated session of `entries` entries into the ladder's long-session shape. */
@@ -84,12 +121,19 @@ export function foldedFixture(entries: number, options: ResolvedOptions, cwd = "
 	const chapters = closedChapters(view, MIN_CHAPTER_UNITS);
 	const cut = chapters.at(-RAW_TAIL_CHAPTERS - 1)?.end ?? 0;
 	let lattice: FoldLattice = foldEverything(view, cut);
+	// The first chapter fold (in lattice order) starting at each entry: one pass, not one search per chapter.
+	const chapterFoldAt = new Map<string, string>();
+	for (const fold of lattice.folds.values()) {
+		const first = fold.parts[0];
+		if (fold.kind === "chapter" && first?.type === "entry" && !chapterFoldAt.has(first.entryId))
+			chapterFoldAt.set(first.entryId, fold.id);
+	}
 	const roots = chapters
 		.filter((chapter) => chapter.end <= cut)
-		.map((chapter) =>
-			[...lattice.folds.values()].find((fold) => fold.kind === "chapter" && startsAt(fold, raw, chapter.start)),
-		)
-		.flatMap((fold) => (fold ? [fold.id] : []));
+		.flatMap((chapter) => {
+			const id = chapterFoldAt.get(raw[chapter.start]?.id ?? "");
+			return id === undefined ? [] : [id];
+		});
 	const consolidated = roots.slice(0, Math.max(0, roots.length - RECENT_ROOTS));
 	if (consolidated.length >= 2) {
 		const made = consolidateFolds(lattice, view, consolidated, { origin: "ladder", cwd });
@@ -133,9 +177,4 @@ export function foldedFixture(entries: number, options: ResolvedOptions, cwd = "
 		visibleFolds: [...lattice.folds.keys()].filter((id) => !children.has(id)).length,
 		writeStore,
 	};
-}
-
-function startsAt(fold: FoldRecord, raw: readonly SessionEntry[], start: number): boolean {
-	const first = fold.parts[0];
-	return first?.type === "entry" && first.entryId === raw[start]?.id;
 }

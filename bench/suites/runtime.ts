@@ -3,13 +3,14 @@
  * to resuming a long session in real Pi, state replay of a huge delta, the
  * compactor at scale, and the fold store against raw SHA-256.
  *
- * Per size (1,000 / 5,000 / 10,000 / 20,000 generated entries, folded as
+ * Per size (1,000 / 5,000 / 10,000 / 20,000 / 50,000 generated entries, folded as
  * bench/runtime/fixtures.ts describes): one request as the session grows
  * (a turn appended, the boundary, the `context` hook) driven on the engine
  * directly, beside Pi's own projection of the same branch; the same request
  * through the real Pi adapter's event handlers (real-runtime.ts); a forced
- * commit; the engine's rebuild at resume. Real Pi's start-up on the largest
- * fixture with and without pi-fold (resume.ts). The compactor cases are the
+ * commit; the engine's rebuild at resume; the session file and the fold
+ * store beside it. Real Pi's start-up on the 20,000-entry fixture (the size
+ * issue 28's resume target names) with and without pi-fold (resume.ts). The compactor cases are the
  * `compaction` suite's, reused as they are. Memory figures are
  * process.memoryUsage() deltas: approximate (the collector may run in
  * between).
@@ -22,6 +23,7 @@ import { FoldEngine } from "../../src/fold/engine/engine.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { rebuildState } from "../../src/fold/state/state.ts";
 import { type BenchCase, type Benchmark, type BenchRatio, median } from "../harness.ts";
+import { storeBeside } from "../runtime/commit-cost.ts";
 import { type FoldedFixture, foldedFixture, RAW_TAIL_CHAPTERS, RECENT_ROOTS } from "../runtime/fixtures.ts";
 import { timeRealRuntime } from "../runtime/real-runtime.ts";
 import { boundaryStep, engineOn, requestPath } from "../runtime/request-path.ts";
@@ -30,7 +32,9 @@ import { timeStore } from "../runtime/store-throughput.ts";
 import { compactionBench } from "./compaction.ts";
 
 /** Branch sizes the issue names. */
-export const RUNTIME_SIZES = [1_000, 5_000, 10_000, 20_000] as const;
+export const RUNTIME_SIZES = [1_000, 5_000, 10_000, 20_000, 50_000] as const;
+/** The size whose fixture real Pi resumes: issue 28's target is stated on it, and commit-cost resumes the same one. */
+export const RESUME_SIZE = 20_000;
 /** Requests timed through the real adapter per size. */
 export const REAL_RUNTIME_RUNS = 21;
 /** Forced commits timed per size (each on a fresh engine). */
@@ -91,21 +95,22 @@ async function timeCommit(
 export const runtimeBench: Benchmark = {
 	name: "runtime",
 	description:
-		"Fold engine overhead per request at 1,000–20,000 entries with folds present (engine alone and through the Pi adapter, against Pi's own projection), resume in real Pi with and without pi-fold, state replay of 200,000 ops, the compactor at scale, fold store write + verify against raw SHA-256.",
+		"Fold engine overhead per request at 1,000–50,000 entries with folds present (engine alone and through the Pi adapter, against Pi's own projection), resume in real Pi with and without pi-fold, state replay of 200,000 ops, the compactor at scale, fold store write + verify against raw SHA-256.",
 	async prepare() {
 		const options = resolveOptions();
 		const host = hostFacts(HOST_MODEL, HOST_FIXED_TOKENS, HOST_CWD);
 		const cases: BenchCase[] = [];
 		const ratios: BenchRatio[] = [];
 		const facts = [
-			"| entries (generated) | branch entries | bytes | folds | visible folds | steady boundary | forced commit | forced commit time | engine heap after resume |",
-			"| ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
+			"| entries (generated) | branch entries | bytes | session file | fold store | store ÷ session | folds | visible folds | steady boundary | forced commit | forced commit time | engine heap after resume |",
+			"| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |",
 		];
 		const fixtures: FoldedFixture[] = [];
 		for (const size of RUNTIME_SIZES) {
 			const fixture = foldedFixture(size, options, HOST_CWD);
 			fixtures.push(fixture);
 			const { branch } = fixture;
+			const sizes = await storeBeside(fixture);
 			const steady = await boundaryStep(engineOn(branch, options, host), host);
 			const commit = await timeCommit(fixture, options, host);
 			const before = heap();
@@ -124,7 +129,7 @@ export const runtimeBench: Benchmark = {
 				{ label: `engine resume ${label}`, input, run: () => new FoldEngine(options).reset(branch) },
 			);
 			facts.push(
-				`| ${label} | ${integer.format(branch.length)} | ${integer.format(fixture.bytes)} | ${integer.format(fixture.folds)} | ${fixture.visibleFolds} | ${steady.committed ? `commits ${steady.folds}` : `declines (${steady.declined ?? "?"})`} | ${commit.run.committed ? `${commit.run.folds} folds, ${commit.run.drafts} drafts` : `no commit (${commit.run.declined ?? "?"})`} | ${ms(commit.ms)} ms | ${mib(after.heapUsed - before.heapUsed)} |`,
+				`| ${label} | ${integer.format(branch.length)} | ${integer.format(fixture.bytes)} | ${mib(sizes.sessionBytes)} | ${mib(sizes.storeBytes)} | ${(sizes.storeBytes / sizes.sessionBytes).toFixed(2)}× | ${integer.format(fixture.folds)} | ${fixture.visibleFolds} | ${steady.committed ? `commits ${steady.folds}` : `declines (${steady.declined ?? "?"})`} | ${commit.run.committed ? `${commit.run.folds} folds, ${commit.run.drafts} drafts` : `no commit (${commit.run.declined ?? "?"})`} | ${ms(commit.ms)} ms | ${mib(after.heapUsed - before.heapUsed)} |`,
 			);
 		}
 		const replayBranch = hugeDelta(REPLAY_OPS);
@@ -164,16 +169,15 @@ export const runtimeBench: Benchmark = {
 			"",
 			"The ladder's long-session commit and the fold store beside the session file: `npm run bench -- commit-cost` (bench/results/commit-cost.md).",
 		);
-		const largest = fixtures.at(-1);
-		if (largest) {
-			const resume = await timeResume(largest.branch, RESUME_RUNS, largest.writeStore);
-			facts.push(
-				"",
-				`Resume in real Pi (\`pi --session <file> -p hi\`, loopback provider, the ${integer.format(largest.generatedEntries)}-entry fixture: ${integer.format(largest.branch.length)} branch entries), medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`). "Until the first request": from spawn until the provider receives the request, and Pi's peak resident memory at that moment (what a person waits for on resume); "whole run": until Pi exits, which adds what the boundaries after the reply do (the ladder's commit, when it decides one):`,
-				"",
-				...resumeTable(resume),
-			);
-		}
+		const resumed = fixtures.find((fixture) => fixture.generatedEntries === RESUME_SIZE);
+		if (!resumed) throw new Error(`runtime: RESUME_SIZE ${RESUME_SIZE} is not among RUNTIME_SIZES`);
+		const resume = await timeResume(resumed.branch, RESUME_RUNS, resumed.writeStore);
+		facts.push(
+			"",
+			`Resume in real Pi (\`pi --session <file> -p hi\`, loopback provider, the ${integer.format(resumed.generatedEntries)}-entry fixture: ${integer.format(resumed.branch.length)} branch entries), medians of ${resume.runs} runs per arm, arms alternating (\`bench/runtime/resume.ts\`). "Until the first request": from spawn until the provider receives the request, and Pi's peak resident memory at that moment (what a person waits for on resume); "whole run": until Pi exits, which adds what the boundaries after the reply do (the ladder's commit, when it decides one):`,
+			"",
+			...resumeTable(resume),
+		);
 		for (let i = 1; i < RUNTIME_SIZES.length; i++) {
 			const small = integer.format(RUNTIME_SIZES[i - 1] ?? 0);
 			const large = integer.format(RUNTIME_SIZES[i] ?? 0);
@@ -229,13 +233,14 @@ export const runtimeBench: Benchmark = {
 			ratios,
 			facts,
 			notes: [
+				"- `session file` is the branch as Pi's JSONL (generated entries, fold state, context edits); `fold store` is every file of the store once every fold's source is written as the runtime writes it (a fold with children as a part list over theirs, `bench/runtime/commit-cost.ts` `storeBeside`); `bytes` is the generated entries' canonical JSONL alone.",
 				`- Fixtures (\`bench/runtime/fixtures.ts\`): \`generateSession(n)\` (seed 1: user asks, 1–4 read / grep / bash / edit / write calls with 50–6,500-character results, 8% errors, some thinking, a closing reply), then every completed tool batch and closed chapter folded (\`foldEverything\` from the fold suite), all chapter folds but the newest ${RECENT_ROOTS} consolidated into one fold (the shape the ladder's consolidation rule converges to), the newest ${RAW_TAIL_CHAPTERS} chapters raw; the fold records, state entries and the engine's own \`context_edit\` drafts are appended to the branch.`,
 				`- Host: ${HOST_MODEL} from Pi's catalog (serving budget = its context window; its card's prices), a ${integer.format(HOST_FIXED_TOKENS)}-token system prompt, default options (epoch scheduling; the adapter runs with the default session summarizer, which finds nothing to prepare on these fixtures).`,
 				"- `request path` (engine alone, `bench/runtime/request-path.ts`): one turn (an assistant's read and its ~1,500-character result) appended to the engine's branch, then the engine's boundary (`boundary`: reconcile, the ladder's decision, a commit when decided with its sources stored in memory, the hand-off, persisted here) and the `context` hook (`prepareRequest`: fence check, the request, the instrument). The branch grows by one turn per run, as a session does. The adapter table times the same through Pi's `turn_end` and `context` handlers, with Pi's messages structured-cloned outside the timing; it includes the adapter's walk from Pi's leaf back to the last known entry.",
 				"- `Pi projection` is one `buildSessionProjection` of the same branch: what Pi itself spends per request (at least once), for scale. `engine resume` is `FoldEngine.reset` on the branch: state rebuild, branch view, Pi's projection with its token reading, lost-commit lookup (the adapter adds the store's open).",
 				"- `forced commit` is a `threshold` commit at a boundary on a freshly loaded engine (what Pi's compaction trigger makes the runtime do): the raw tail's eligible batches planned, applied, and the drafts that show them computed (a full plan of the window: the one step that reads the whole branch, once per commit).",
 				`- \`state replay\` rebuilds the fold state from one schema-valid delta of ${integer.format(REPLAY_OPS)} \`protect\` ops (issue 18.1: each op in constant time).`,
-				"- Resume: real Pi 1.6.0 CLI on a file holding the largest fixture, `--session <file> -p hi` against the loopback provider, once with `-e <this package>` and once without extensions; GNU time's elapsed seconds and maximum resident set size of the Pi process. Each run opens a fresh copy of the file, and the pi-fold arm a fresh copy of the fold store written for it (every fold's source, as the runtime stores it).",
+				"- Resume: real Pi 1.6.0 CLI on a file holding the 20,000-entry fixture, `--session <file> -p hi` against the loopback provider, once with `-e <this package>` and once without extensions; GNU time's elapsed seconds and maximum resident set size of the Pi process. Each run opens a fresh copy of the file, and the pi-fold arm a fresh copy of the fold store written for it (every fold's source, as the runtime stores it).",
 				"- Compaction cases are the `compaction` suite's (`npm run bench -- compaction`), run here unchanged.",
 			],
 		};
