@@ -138,20 +138,29 @@ export function emptyLattice(): FoldLattice {
 	return { folds: new Map() };
 }
 
-/** Lattices made by adding one new record to another: what an index of the first can be grown from. */
-const grownFrom = new WeakMap<FoldLattice, { base: FoldLattice; record: FoldRecord }>();
+/**
+ * Lattices made by adding one new record to another: what an index of the
+ * first can be grown from. The base is held weakly: its index can only be
+ * grown from while something else still holds the base (the index cache is
+ * keyed by it), and a strong link made every lattice hold all the lattices
+ * before it, with their indexes: a live engine kept ~72 KB per committed
+ * fold on a 5,000-entry session (3.5× a fresh engine's heap after 800 turns).
+ */
+const grownFrom = new WeakMap<FoldLattice, { base: WeakRef<FoldLattice>; record: FoldRecord }>();
 
 /** A lattice with `record` added or replaced (same id), keeping creation order. */
 export function withRecord(lattice: FoldLattice, record: FoldRecord): FoldLattice {
 	const added = !lattice.folds.has(record.id);
 	const grown: FoldLattice = { folds: LayeredMap.over(lattice.folds, [[record.id, record]]) };
-	if (added) grownFrom.set(grown, { base: lattice, record });
+	if (added) grownFrom.set(grown, { base: new WeakRef(lattice), record });
 	return grown;
 }
 
-/** The lattice this one was made from by adding one new record (`withRecord`), if it was. */
+/** The lattice this one was made from by adding one new record (`withRecord`), while that lattice is still held. */
 export function growthOf(lattice: FoldLattice): { base: FoldLattice; record: FoldRecord } | undefined {
-	return grownFrom.get(lattice);
+	const growth = grownFrom.get(lattice);
+	const base = growth?.base.deref();
+	return growth && base ? { base, record: growth.record } : undefined;
 }
 
 /** Fold id → id of the fold whose parts name it. Roots are absent. */

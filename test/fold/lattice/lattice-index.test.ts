@@ -6,6 +6,8 @@
  * rebuilt from the state.
  */
 
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { consolidateFolds, createFold } from "../../../src/fold/lattice/lattice.ts";
@@ -94,6 +96,25 @@ describe("a grown lattice index", () => {
 			}),
 			{ numRuns: 150 },
 		);
+	});
+
+	it("does not keep the lattices it grew from once nothing else holds them", async () => {
+		// Node exposes its collector to a context created after the flag is set.
+		setFlagsFromString("--expose-gc");
+		const gc = runInNewContext("gc") as () => void;
+		const ops: Op[] = Array.from({ length: 12 }, (_, at) => ({ kind: "batch", at }));
+		let { view, made } = apply(ops);
+		expect(made.length).toBeGreaterThan(8);
+		const first = new WeakRef(made[0] as FoldLattice);
+		const last = made.at(-1) as FoldLattice;
+		made = [];
+		// A turn of the host ends between boundaries: objects a WeakRef handed out are kept only until then.
+		await new Promise((resolve) => setImmediate(resolve));
+		gc();
+		expect(first.deref()).toBeUndefined();
+		expect(indexLattice(last, view).placed.size).toBe(12);
+		view = analyzeBranch(view.entries);
+		expect(indexLattice(last, view).placed.size).toBe(12);
 	});
 
 	it("finds every tool batch outside the root folds, as a walk over all units does", () => {
