@@ -39,6 +39,7 @@ import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { type ProjectionCandidate, projectionCandidates } from "../projection-candidates.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../suggestions.ts";
+import { ListenerWhileWanted, quietFirstTurn } from "./boundary-listeners.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
 import { OverflowRecovery } from "./overflow-recovery.ts";
@@ -124,16 +125,7 @@ export class FoldRuntime {
 		if (this.options.evidenceIngestion) pi.on("tool_result", (event) => this.evidence.onToolResult(event));
 		this.options.setProjectionProvider?.(() => this.projectionCandidates());
 		this.options.setSuggestionSourceRegistrar?.(this.suggestions.register);
-		// One handler per boundary event: Pi projects the whole branch again after each handler of a boundary.
-		pi.on("turn_end", async (event, ctx) => {
-			const handed = await this.onBoundary(event.entries, ctx);
-			// A failed turn may be an overflow Pi found nothing to compact for: the settle boundary looks (overflowPiGaveUp).
-			this.lastTurnFailed = event.outcome === "error";
-			this.listenAtSettle();
-			this.turnObserved(ctx);
-			return handed;
-		});
-		this.listenAtSettle();
+		this.listenAtBoundaries();
 		pi.on("tool_call", (event) => this.engine.toolCalled(event.toolName));
 		pi.on("session_before_compact", async (event, ctx) => {
 			if (event.reason !== "threshold" || !ctx.model) return undefined;
@@ -141,7 +133,7 @@ export class FoldRuntime {
 			this.reserveTokens = event.preparation.settings.reserveTokens;
 			const line = ctx.model.contextWindow - event.preparation.settings.reserveTokens;
 			const { folded } = await this.autoCommit(ctx, { force: "threshold", under: line });
-			this.listenAtSettle();
+			this.listenAtBoundaries();
 			if (!folded) return undefined;
 			this.engine.cancelledCompaction();
 			return { cancel: true };
@@ -156,32 +148,52 @@ export class FoldRuntime {
 		pi.on("session_compact", () => this.engine.compacted());
 		pi.on("message_end", (event) => {
 			const message = event.message;
-			if (message.role !== "assistant" || !message.usage) return;
+			if (message.role !== "assistant") return;
+			// A quiet turn has no turn_end handler to see it fail: the settle boundary must look for an overflow.
+			if (message.stopReason === "error" && this.quietTurn) {
+				this.lastTurnFailed = true;
+				this.listenAtBoundaries();
+			}
+			if (!message.usage) return;
 			this.engine.usage(promptTokensOf(message.usage), message.usage.cacheRead ?? 0);
 		});
 	}
 
-	/** Unsubscribes the settle boundary's handler while it is registered. */
-	private settleListener: (() => void) | undefined;
+	/** One handler per boundary event, each only while wanted (boundary-listeners.ts: Pi projects the branch around each). */
+	private readonly turnEnd = new ListenerWhileWanted(() =>
+		this.pi.on("turn_end", async (event, ctx) => {
+			const handed = await this.onBoundary(event.entries, ctx);
+			// A failed turn may be an overflow Pi found nothing to compact for: the settle boundary looks (overflowPiGaveUp).
+			this.lastTurnFailed = event.outcome === "error";
+			this.listenAtBoundaries();
+			this.turnObserved(ctx);
+			return handed;
+		}),
+	);
+	private readonly settle = new ListenerWhileWanted(() =>
+		this.pi.on("agent_before_settle", (event, ctx) => this.onSettle(event, ctx)),
+	);
+	/** Requests prepared since the last reset, and whether the turn in flight goes without a `turn_end` handler. */
+	private requestsSinceReset = 0;
+	private quietTurn = false;
+	/** An action or a commit during the quiet turn: its change is handed over at this turn's boundaries after all. */
+	private changedInQuietTurn = false;
 
 	/**
-	 * Listen at the boundary before a run settles only while it can decide
-	 * something the last turn's boundary did not (the engine's
-	 * `settleBoundaryWanted`): Pi builds a projection of the whole branch
-	 * before and after each boundary handler, and once more at settle, so an
-	 * idle listener costs every run three of them. It hands over a commit made
-	 * after the last turn (a threshold commit, an action) and lets the ladder
-	 * follow up its own commit (a consolidation the new folds make eligible),
-	 * and asks for the retry an overflow's fold owes (overflow.ts).
+	 * Listen at a turn's end unless the turn is the quiet first one after a
+	 * reset (`quietFirstTurn`) with nothing changed since. Listen at the
+	 * boundary before a run settles only while it can decide something the
+	 * last turn's boundary did not (the engine's `settleBoundaryWanted`): it
+	 * hands over a commit made after the last turn (a threshold commit, an
+	 * action) and lets the ladder follow up its own commit (a consolidation
+	 * the new folds make eligible), and asks for the retry an overflow's fold
+	 * owes (overflow.ts).
 	 */
-	private listenAtSettle(): void {
-		const wanted = this.engine.settleBoundaryWanted() || this.overflow.retryOwed || this.lastTurnFailed;
-		if (wanted && !this.settleListener)
-			this.settleListener = this.pi.on("agent_before_settle", (event, ctx) => this.onSettle(event, ctx));
-		else if (!wanted && this.settleListener) {
-			this.settleListener();
-			this.settleListener = undefined;
-		}
+	private listenAtBoundaries(): void {
+		// After a reset the ladder has not decided yet (`settleBoundaryWanted`); the quiet turn leaves that to the next one.
+		const changed = this.quietTurn ? this.changedInQuietTurn : this.engine.settleBoundaryWanted();
+		this.turnEnd.want(!this.quietTurn || changed);
+		this.settle.want(changed || this.overflow.retryOwed || this.lastTurnFailed);
 	}
 
 	/** The last turn ended in an error (its boundary keeps the settle listener for the overflow check). */
@@ -206,7 +218,7 @@ export class FoldRuntime {
 		this.pi.on("session_before_compact", async (event, ctx) => {
 			if (event.reason !== "overflow") return undefined;
 			const result = await this.overflow.onCompact(event, ctx);
-			this.listenAtSettle();
+			this.listenAtBoundaries();
 			return result;
 		});
 	}
@@ -237,7 +249,9 @@ export class FoldRuntime {
 		this.engine.reset(manager.getBranch(), store);
 		this.overflow.takeRetry();
 		this.lastTurnFailed = false;
-		this.listenAtSettle();
+		this.requestsSinceReset = 0;
+		this.quietTurn = false;
+		this.listenAtBoundaries();
 		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
 		this.evidence.open(manager.getSessionFile(), manager.getSessionDir(), manager.getSessionId());
@@ -366,7 +380,8 @@ export class FoldRuntime {
 		else if (outcome.change && outcome.change.records.length + outcome.change.ops.length > 0) this.storeTrouble.ended();
 		this.sync(ctx);
 		this.engine.apply(outcome);
-		this.listenAtSettle();
+		this.changedInQuietTurn = true;
+		this.listenAtBoundaries();
 		if (ctx.isIdle()) this.flushQueued();
 	}
 
@@ -396,6 +411,7 @@ export class FoldRuntime {
 
 	/** After a commit: persist at once while Pi is idle, and let the summarizer prepare what may fold next. */
 	private committed(ctx: ExtensionContext, outcome: CommitOutcome): CommitOutcome {
+		if (outcome.kind === "committed") this.changedInQuietTurn = true;
 		if (outcome.kind === "store-failed") this.storeTrouble.failed(ctx, outcome.storeCode, outcome.storeProblem);
 		if (outcome.kind === "committed") {
 			this.storeTrouble.ended();
@@ -432,6 +448,13 @@ export class FoldRuntime {
 		// Over budget, the engine folds whatever is eligible first (the fence); observed in `onSent`.
 		const outcome = await this.engine.prepareRequest(this.hostFacts(ctx), messages, { awaitSent: true });
 		if (outcome.commit) this.committed(ctx, outcome.commit);
+		this.quietTurn = quietFirstTurn({
+			firstSinceReset: this.requestsSinceReset++ === 0,
+			built: this.engine.built,
+			committed: outcome.commit !== undefined,
+		});
+		this.changedInQuietTurn = false;
+		this.listenAtBoundaries();
 		if (outcome.refused) {
 			// Out of band only: the window never carries the refusal.
 			ctx.ui.notify(outcome.refused.message, "error");
