@@ -181,13 +181,10 @@ export class FoldRuntime {
 
 	/**
 	 * Listen at a turn's end unless the turn is the quiet first one after a
-	 * reset (`quietFirstTurn`) with nothing changed since. Listen at the
-	 * boundary before a run settles only while it can decide something the
-	 * last turn's boundary did not (the engine's `settleBoundaryWanted`): it
-	 * hands over a commit made after the last turn (a threshold commit, an
-	 * action) and lets the ladder follow up its own commit (a consolidation
-	 * the new folds make eligible), and asks for the retry an overflow's fold
-	 * owes (overflow.ts).
+	 * reset with nothing changed in it; before a run settles only while that
+	 * boundary can decide something the last turn's did not: a commit after
+	 * the last turn (threshold, action), the ladder's follow-up consolidation,
+	 * an overflow fold's retry (overflow.ts).
 	 */
 	private listenAtBoundaries(): void {
 		// After a reset the ladder has not decided yet (`settleBoundaryWanted`); the quiet turn leaves that to the next one.

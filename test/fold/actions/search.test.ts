@@ -411,7 +411,13 @@ describe("nested folds read through their root", () => {
 	/** The workspace with a store that counts its reads. */
 	function counted(ws: FoldWorkspace): { ws: FoldWorkspace; reads: () => number } {
 		let reads = 0;
-		const store: FoldStore = { ...ws.store, read: (hash, options) => (reads++, ws.store.read(hash, options)) };
+		const store: FoldStore = {
+			...ws.store,
+			read: (hash, options) => {
+				reads++;
+				return ws.store.read(hash, options);
+			},
+		};
 		return { ws: { ...ws, store }, reads: () => reads };
 	}
 
