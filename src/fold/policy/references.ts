@@ -29,7 +29,11 @@
  * boundary after `pi --session <file> -p hi` read the whole branch: half a
  * second at 50,000 entries). A question about an older entry reads further
  * back, at least doubling what is covered, so a walk back over the branch
- * costs at most twice one full read.
+ * costs at most twice one full read. One table is kept for the whole branch
+ * however little is covered: which results read which paths (a cheap pass
+ * over call arguments). A path refreshes the read of its *longest* trailing
+ * part that any earlier read was named by, so whether a shorter part
+ * applies depends on reads older than the covered suffix.
  */
 
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
@@ -55,8 +59,6 @@ interface Coverage {
 	lastReference: number[];
 	/** Token → index of the newest entry holding it. */
 	newest: Map<string, number>;
-	/** Path key → index of the newest tool result whose call named the path. */
-	newestRead: Map<string, number>;
 	/** Name → index of the newest tool result that declares it (`declaredNames`: the file that defines it). */
 	newestDeclaring: Map<string, number>;
 	/** The entry last read, to notice a branch that was replaced rather than grown. */
@@ -67,6 +69,7 @@ interface Coverage {
 class GrowingIndex implements ReferenceIndex {
 	private coverage: Coverage;
 	private view: BranchView;
+	private reads = new ReadTable();
 
 	constructor(view: BranchView) {
 		this.view = view;
@@ -79,9 +82,12 @@ class GrowingIndex implements ReferenceIndex {
 		const entries = view.entries;
 		const { from, lastReference, tail } = this.coverage;
 		const end = from + lastReference.length;
-		if (end > entries.length || (end > from && entries[end - 1] !== tail))
+		if (end > entries.length || (end > from && entries[end - 1] !== tail) || !this.reads.grows(entries)) {
 			this.coverage = emptyCoverage(entries.length);
-		readUpTo(this.coverage, view, entries.length);
+			this.reads = new ReadTable();
+		}
+		this.reads.readUpTo(view);
+		readUpTo(this.coverage, view, this.reads, entries.length);
 		return this;
 	}
 
@@ -100,7 +106,7 @@ class GrowingIndex implements ReferenceIndex {
 		const end = from + lastReference.length;
 		const start = Math.max(0, Math.min(at, end - 2 * (end - from) - 1));
 		this.coverage = emptyCoverage(start);
-		readUpTo(this.coverage, this.view, end);
+		readUpTo(this.coverage, this.view, this.reads, end);
 	}
 }
 
@@ -109,14 +115,57 @@ function emptyCoverage(from: number): Coverage {
 		from,
 		lastReference: [],
 		newest: new Map(),
-		newestRead: new Map(),
 		newestDeclaring: new Map(),
 		tail: undefined,
 	};
 }
 
-function readUpTo(coverage: Coverage, view: BranchView, end: number): void {
-	for (let i = coverage.from + coverage.lastReference.length; i < end; i++) note(coverage, view, i);
+/** Every tool result that read a path, by path key, over the whole branch (grown with it). */
+class ReadTable {
+	/** Path key → indices of the results whose call named it, ascending. */
+	private readonly byKey = new Map<string, number[]>();
+	private end = 0;
+	private tail: SessionEntry | undefined;
+
+	/** False when `entries` is not this table's branch grown (a replaced branch). */
+	grows(entries: readonly SessionEntry[]): boolean {
+		return this.end <= entries.length && (this.end === 0 || entries[this.end - 1] === this.tail);
+	}
+
+	readUpTo(view: BranchView): void {
+		const entries = view.entries;
+		for (let i = this.end; i < entries.length; i++) {
+			const entry = entries[i];
+			if (entry?.type !== "message" || entry.message.role !== "toolResult") continue;
+			for (const path of calledPaths(view, i, entry.message.toolCallId)) {
+				for (const key of pathKeys(path)) {
+					const list = this.byKey.get(key);
+					if (list) list.push(i);
+					else this.byKey.set(key, [i]);
+				}
+			}
+		}
+		this.end = entries.length;
+		this.tail = entries.at(-1);
+	}
+
+	/** The newest result before entry `before` whose call named `key`. */
+	newestBefore(key: string, before: number): number | undefined {
+		const list = this.byKey.get(key);
+		if (!list) return undefined;
+		let lo = 0;
+		let hi = list.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if ((list[mid] ?? before) < before) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo > 0 ? list[lo - 1] : undefined;
+	}
+}
+
+function readUpTo(coverage: Coverage, view: BranchView, reads: ReadTable, end: number): void {
+	for (let i = coverage.from + coverage.lastReference.length; i < end; i++) note(coverage, view, reads, i);
 	if (end > coverage.from) coverage.tail = view.entries[end - 1];
 }
 
@@ -134,7 +183,7 @@ export function referenceIndex(view: BranchView): ReferenceIndex {
 }
 
 /** Read entry `i`: the references it makes, then the tokens it holds. */
-function note(index: Coverage, view: BranchView, i: number): void {
+function note(index: Coverage, view: BranchView, reads: ReadTable, i: number): void {
 	index.lastReference.push(i);
 	const entry = view.entries[i];
 	if (entry?.type !== "message") return;
@@ -143,9 +192,6 @@ function note(index: Coverage, view: BranchView, i: number): void {
 		const text = contentText(message.content);
 		hold(index, referenceTokens(text), i);
 		for (const name of declaredNames(text)) index.newestDeclaring.set(name, i);
-		for (const path of calledPaths(view, i, message.toolCallId)) {
-			for (const key of pathKeys(path)) index.newestRead.set(key, i);
-		}
 		return;
 	}
 	const text = writtenText(entry);
@@ -157,7 +203,7 @@ function note(index: Coverage, view: BranchView, i: number): void {
 		if (isPathToken(token)) {
 			// The longest trailing part of the path some read was named by.
 			for (const key of pathKeys(token)) {
-				const read = index.newestRead.get(key);
+				const read = reads.newestBefore(key, i);
 				if (read === undefined) continue;
 				refresh(index, read, i);
 				break;
@@ -170,7 +216,8 @@ function note(index: Coverage, view: BranchView, i: number): void {
 function refresh(index: Coverage, target: number | undefined, by: number): void {
 	if (target === undefined) return;
 	const at = target - index.from;
-	if ((index.lastReference[at] ?? -1) < by) index.lastReference[at] = by;
+	// A target before the covered suffix is not asked about (a question about it reads back first).
+	if (at >= 0 && (index.lastReference[at] ?? -1) < by) index.lastReference[at] = by;
 }
 
 function hold(index: Coverage, tokens: Iterable<string>, i: number): void {

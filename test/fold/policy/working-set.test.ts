@@ -128,6 +128,27 @@ describe("the reference index reads only what it is asked about", () => {
 		expect(expected.slice(tail).some((last, k) => last > tail + k)).toBe(true);
 	});
 
+	it("refreshes the read of a path's longest known part even when that read is older than what it covers", () => {
+		const b = new FoldBranch();
+		b.user("go");
+		b.tool({ id: "r1", name: "read", args: { path: "/repo/src/a.ts" } }, "one");
+		for (let k = 0; k < 3; k++) b.tool({ id: `s${k}`, name: "bash", args: { command: "make" } }, "ok");
+		const lib = b.tool({ id: "r2", name: "read", args: { path: "lib/a.ts" } }, "two");
+		for (let k = 0; k < 3; k++) b.tool({ id: `t${k}`, name: "bash", args: { command: "make" } }, "ok");
+		b.assistant("Now change src/a.ts.");
+		const full = referenceIndex(analyzeBranch([...b.entries]));
+		const answers = b.entries.map((_, i) => full.lastReferenceOf(i));
+		const view = analyzeBranch([...b.entries]);
+		// The result of the lib/a.ts read: "src/a.ts" names the older read, not this one.
+		const at = (view.indexById.get(lib) ?? -2) + 1;
+		const index = referenceIndex(view);
+		const first = index.lastReferenceOf(at);
+		expect(first).toBe(answers[at]);
+		expect(first).toBe(at);
+		index.lastReferenceOf(0);
+		expect(index.lastReferenceOf(at)).toBe(first);
+	});
+
 	it("reads further back when asked about older entries, doubling what it covers, with the same answers", () => {
 		const view = analyzeBranch([...entries]);
 		const index = referenceIndex(view);
