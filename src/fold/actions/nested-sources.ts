@@ -49,9 +49,9 @@ export class NestedSources {
 		}
 	}
 
-	/** Lines in a fold's source: one per leaf entry (0 for a fold the lattice does not hold). */
+	/** Lines in a placed fold's source: one per leaf entry (0 for a fold under no placed root). */
 	lines(id: string): number {
-		return this.countLines(id, 0);
+		return this.lineCounts.get(id) ?? 0;
 	}
 
 	/** A fold's verified source bytes: a root's own read, a nested fold's run of its root's lines when that run hashes to it. */
@@ -78,33 +78,18 @@ export class NestedSources {
 		return this.last;
 	}
 
-	/** Record where every fold under `record` starts in `root`'s lines; returns the line after `record`'s last. */
+	/** Record where `record` and every fold under it start in `root`'s lines, and their line counts; returns the line after `record`'s last. */
 	private place(root: FoldRecord, record: FoldRecord, line: number, depth: number): number {
 		this.places.set(record.id, { root, line });
 		let at = line;
 		for (const part of record.parts) {
-			if (part.type === "entry") {
-				at++;
-				continue;
-			}
-			const child = this.ws.lattice.folds.get(part.foldId);
+			const child = part.type === "fold" ? this.ws.lattice.folds.get(part.foldId) : undefined;
 			// A placed lattice has no cycle; the bound only keeps a forged one from recursing forever.
-			if (child && depth < this.ws.lattice.folds.size) this.place(root, child, at, depth + 1);
-			at += this.countLines(part.foldId, depth + 1);
+			if (part.type === "entry") at++;
+			else if (child && depth < this.ws.lattice.folds.size) at = this.place(root, child, at, depth + 1);
 		}
+		this.lineCounts.set(record.id, at - line);
 		return at;
-	}
-
-	private countLines(id: string, depth: number): number {
-		const known = this.lineCounts.get(id);
-		if (known !== undefined) return known;
-		const record = this.ws.lattice.folds.get(id);
-		let count = 0;
-		if (record && depth <= this.ws.lattice.folds.size) {
-			for (const part of record.parts) count += part.type === "entry" ? 1 : this.countLines(part.foldId, depth + 1);
-		}
-		this.lineCounts.set(id, count);
-		return count;
 	}
 }
 

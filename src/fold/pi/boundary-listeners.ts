@@ -17,10 +17,6 @@ export class ListenerWhileWanted {
 		this.subscribe = subscribe;
 	}
 
-	get listening(): boolean {
-		return this.off !== undefined;
-	}
-
 	want(wanted: boolean): void {
 		if (wanted && !this.off) this.off = this.subscribe();
 		else if (!wanted && this.off) {
@@ -31,17 +27,32 @@ export class ListenerWhileWanted {
 }
 
 /**
- * Whether the turn whose request is being prepared may end without our
- * `turn_end` boundary: the first request after a reset (start, resume,
- * reload, tree navigation) that went out from the log's own window, with
- * the branch not yet built and nothing committed for it. That request wrote
- * the prompt cache cold; a commit at the boundary right after it would
- * rewrite what was just written, and the ladder has nothing newer to
- * decide on than the session it resumed, plus one reply. The next request
- * listens again; anything that changes the fold state in between (an
- * action, a threshold or overflow fold) is handed over at the settle
- * boundary or the next turn's.
+ * Whether the turn in flight may end without our `turn_end` boundary: it
+ * is quiet when its request was the first after a reset (start, resume,
+ * reload, tree navigation) and went out from the log's own window, with the
+ * branch not yet built and nothing committed for it. That request wrote the
+ * prompt cache cold; a commit at the boundary right after it would rewrite
+ * what was just written, and the ladder has nothing newer to decide on than
+ * the session it resumed, plus one reply. The next request listens again;
+ * a change during the quiet turn (an action, a threshold or overflow fold)
+ * is handed over at this turn's boundaries after all.
  */
-export function quietFirstTurn(input: { firstSinceReset: boolean; built: boolean; committed: boolean }): boolean {
-	return input.firstSinceReset && !input.built && !input.committed;
+export class QuietFirstTurn {
+	private requested = false;
+	/** The turn in flight goes without a `turn_end` handler… */
+	quiet = false;
+	/** …unless the fold state changed during it. */
+	changed = false;
+
+	reset(): void {
+		this.requested = false;
+		this.quiet = false;
+	}
+
+	/** A request is about to go out: `built` and `committed` say whether it needed the branch or a commit. */
+	request(built: boolean, committed: boolean): void {
+		this.quiet = !this.requested && !built && !committed;
+		this.requested = true;
+		this.changed = false;
+	}
 }

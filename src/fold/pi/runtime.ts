@@ -39,7 +39,7 @@ import type { ResolvedOptions } from "../options.ts";
 import type { WindowReading } from "../policy/budget.ts";
 import { type ProjectionCandidate, projectionCandidates } from "../projection-candidates.ts";
 import { SuggestionRegistry, suggestionEntryType } from "../suggestions.ts";
-import { ListenerWhileWanted, quietFirstTurn } from "./boundary-listeners.ts";
+import { ListenerWhileWanted, QuietFirstTurn } from "./boundary-listeners.ts";
 import { EvidenceHost } from "./evidence-host.ts";
 import { OtherWriterWatch } from "./other-writer.ts";
 import { OverflowRecovery } from "./overflow-recovery.ts";
@@ -150,7 +150,7 @@ export class FoldRuntime {
 			const message = event.message;
 			if (message.role !== "assistant") return;
 			// A quiet turn has no turn_end handler to see it fail: the settle boundary must look for an overflow.
-			if (message.stopReason === "error" && this.quietTurn) {
+			if (message.stopReason === "error" && this.firstTurn.quiet) {
 				this.lastTurnFailed = true;
 				this.listenAtBoundaries();
 			}
@@ -173,11 +173,7 @@ export class FoldRuntime {
 	private readonly settle = new ListenerWhileWanted(() =>
 		this.pi.on("agent_before_settle", (event, ctx) => this.onSettle(event, ctx)),
 	);
-	/** Requests prepared since the last reset, and whether the turn in flight goes without a `turn_end` handler. */
-	private requestsSinceReset = 0;
-	private quietTurn = false;
-	/** An action or a commit during the quiet turn: its change is handed over at this turn's boundaries after all. */
-	private changedInQuietTurn = false;
+	private readonly firstTurn = new QuietFirstTurn();
 
 	/**
 	 * Listen at a turn's end unless the turn is the quiet first one after a
@@ -188,8 +184,9 @@ export class FoldRuntime {
 	 */
 	private listenAtBoundaries(): void {
 		// After a reset the ladder has not decided yet (`settleBoundaryWanted`); the quiet turn leaves that to the next one.
-		const changed = this.quietTurn ? this.changedInQuietTurn : this.engine.settleBoundaryWanted();
-		this.turnEnd.want(!this.quietTurn || changed);
+		const { quiet } = this.firstTurn;
+		const changed = quiet ? this.firstTurn.changed : this.engine.settleBoundaryWanted();
+		this.turnEnd.want(!quiet || changed);
 		this.settle.want(changed || this.overflow.retryOwed || this.lastTurnFailed);
 	}
 
@@ -246,8 +243,7 @@ export class FoldRuntime {
 		this.engine.reset(manager.getBranch(), store);
 		this.overflow.takeRetry();
 		this.lastTurnFailed = false;
-		this.requestsSinceReset = 0;
-		this.quietTurn = false;
+		this.firstTurn.reset();
 		this.listenAtBoundaries();
 		this.writers.start(manager.getSessionFile());
 		this.syncedLeaf = manager.getLeafId();
@@ -377,7 +373,7 @@ export class FoldRuntime {
 		else if (outcome.change && outcome.change.records.length + outcome.change.ops.length > 0) this.storeTrouble.ended();
 		this.sync(ctx);
 		this.engine.apply(outcome);
-		this.changedInQuietTurn = true;
+		this.firstTurn.changed = true;
 		this.listenAtBoundaries();
 		if (ctx.isIdle()) this.flushQueued();
 	}
@@ -408,9 +404,9 @@ export class FoldRuntime {
 
 	/** After a commit: persist at once while Pi is idle, and let the summarizer prepare what may fold next. */
 	private committed(ctx: ExtensionContext, outcome: CommitOutcome): CommitOutcome {
-		if (outcome.kind === "committed") this.changedInQuietTurn = true;
 		if (outcome.kind === "store-failed") this.storeTrouble.failed(ctx, outcome.storeCode, outcome.storeProblem);
 		if (outcome.kind === "committed") {
+			this.firstTurn.changed = true;
 			this.storeTrouble.ended();
 			for (const { foldId, quarantined } of outcome.repaired)
 				ctx.ui.notify(
@@ -445,12 +441,7 @@ export class FoldRuntime {
 		// Over budget, the engine folds whatever is eligible first (the fence); observed in `onSent`.
 		const outcome = await this.engine.prepareRequest(this.hostFacts(ctx), messages, { awaitSent: true });
 		if (outcome.commit) this.committed(ctx, outcome.commit);
-		this.quietTurn = quietFirstTurn({
-			firstSinceReset: this.requestsSinceReset++ === 0,
-			built: this.engine.built,
-			committed: outcome.commit !== undefined,
-		});
-		this.changedInQuietTurn = false;
+		this.firstTurn.request(this.engine.built, outcome.commit !== undefined);
 		this.listenAtBoundaries();
 		if (outcome.refused) {
 			// Out of band only: the window never carries the refusal.

@@ -61,8 +61,6 @@ interface Coverage {
 	newest: Map<string, number>;
 	/** Name → index of the newest tool result that declares it (`declaredNames`: the file that defines it). */
 	newestDeclaring: Map<string, number>;
-	/** The entry last read, to notice a branch that was replaced rather than grown. */
-	tail: SessionEntry | undefined;
 }
 
 /** An index over one entries array: the coverage read so far, and the view that reads more. */
@@ -80,9 +78,8 @@ class GrowingIndex implements ReferenceIndex {
 	update(view: BranchView): this {
 		this.view = view;
 		const entries = view.entries;
-		const { from, lastReference, tail } = this.coverage;
-		const end = from + lastReference.length;
-		if (end > entries.length || (end > from && entries[end - 1] !== tail) || !this.reads.grows(entries)) {
+		// The coverage always ends where the read table does: the table tells a replaced branch from a grown one.
+		if (!this.reads.grows(entries)) {
 			this.coverage = emptyCoverage(entries.length);
 			this.reads = new ReadTable();
 		}
@@ -116,7 +113,6 @@ function emptyCoverage(from: number): Coverage {
 		lastReference: [],
 		newest: new Map(),
 		newestDeclaring: new Map(),
-		tail: undefined,
 	};
 }
 
@@ -166,7 +162,6 @@ class ReadTable {
 
 function readUpTo(coverage: Coverage, view: BranchView, reads: ReadTable, end: number): void {
 	for (let i = coverage.from + coverage.lastReference.length; i < end; i++) note(coverage, view, reads, i);
-	if (end > coverage.from) coverage.tail = view.entries[end - 1];
 }
 
 /** One index per entries array: the engine's view grows its array in place. */
