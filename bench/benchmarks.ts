@@ -2,6 +2,7 @@
 
 import { agentBench } from "./agent/suite.ts";
 import type { Benchmark, ReportBenchmark } from "./harness.ts";
+import { hostReplayFrontBench } from "./host-replay/front.ts";
 import { hostReplayQuickBench } from "./host-replay/quick.ts";
 import { hostReplayBench } from "./host-replay/suite.ts";
 import { storeBench } from "./store/suite.ts";
@@ -31,6 +32,7 @@ export const REPORT_BENCHMARKS: readonly ReportBenchmark[] = [
 	agentBench,
 	hostReplayBench,
 	hostReplayQuickBench,
+	hostReplayFrontBench,
 	survivalBench,
 	storeBench,
 	commitCostBench,

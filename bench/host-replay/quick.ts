@@ -31,10 +31,14 @@ export interface QuickResult {
 	wallMs: number;
 }
 
-/** One session at one window, headless: native and defaults, scored and charged. */
-export async function quickSession(session: ReplaySession, window: number): Promise<QuickResult> {
+/** One session at one window, headless: native and defaults (or the ladder at another working-set share), scored and charged. */
+export async function quickSession(
+	session: ReplaySession,
+	window: number,
+	policy: { workingSetShare?: number } = {},
+): Promise<QuickResult> {
 	const started = Date.now();
-	const savings = await projectSavings(session.branch(), "/", { contextWindow: window, ...PI_COMPACTION });
+	const savings = await projectSavings(session.branch(), "/", { contextWindow: window, ...PI_COMPACTION }, policy);
 	const line = window - PI_COMPACTION.reserveTokens;
 	const arm = (which: "native" | "projected"): ArmOutcome => ({
 		rawCost: savings[which].cost,

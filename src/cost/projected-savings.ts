@@ -256,11 +256,13 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
  * catalog window, Pi's default reserve and kept tail, a summary of realistic size); a
  * `contextWindow` given there is the ladder's serving budget too, and Pi alone meets its
  * threshold afresh at it (the log's own compactions were made at another window).
+ * `policy.workingSetShare` replaces the working-set constant (the tuning front only).
  */
 export async function projectSavings(
 	branch: readonly SessionEntry[],
 	cwd: string,
 	compaction: Partial<NativeCompaction> = {},
+	policy: { workingSetShare?: number } = {},
 ): Promise<ProjectedSavings> {
 	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
 	const window = compaction.contextWindow;
@@ -279,7 +281,10 @@ export async function projectSavings(
 		keepRecentTokens: compaction.keepRecentTokens ?? PI_DEFAULT_KEEP_RECENT_TOKENS,
 		summaryChars: compaction.summaryChars ?? NATIVE_SUMMARY_CHARS,
 	};
-	const options = resolveOptions();
+	const defaults = resolveOptions();
+	// The tuning front varies the working-set share; every other caller runs the constant.
+	const options =
+		policy.workingSetShare === undefined ? defaults : { ...defaults, workingSetShare: policy.workingSetShare };
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
 	const sent = sentCollector();

@@ -116,6 +116,13 @@ export interface ResolvedOptions {
 	readonly isMcpTool: IsMcpTool;
 	readonly setProjectionProvider: ((provider: ProjectionProvider) => void) | undefined;
 	readonly setSuggestionSourceRegistrar: ((register: RegisterSuggestionSource) => void) | undefined;
+	/**
+	 * Not an option: no settings file or `registerPiFold` argument sets it
+	 * (the ladder's thresholds are constants). The tuning front's benchmark
+	 * puts it on a resolved value to vary the working-set horizon's share of
+	 * the budget (`LadderInput.workingSetShare`); undefined: the constant.
+	 */
+	readonly workingSetShare?: number;
 }
 
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -105,6 +105,14 @@ export interface LadderInput {
 	 * folds here (the agent's own marks excepted).
 	 */
 	justDissolved?: boolean;
+	/**
+	 * The working-set horizon's share of the serving budget. Default
+	 * `WORKING_SET_BUDGET_SHARE`; no user option sets it (the ladder's
+	 * thresholds are constants): only the tuning front
+	 * (`npm run bench -- host-replay-front`) varies it, to draw the trade the
+	 * constant picks a point on.
+	 */
+	workingSetShare?: number;
 	/** A rewrite happens at this boundary anyway (expand, refold, …) or the cache is cold: committing adds no re-read. */
 	freeRewrite: boolean;
 	/**
@@ -263,7 +271,12 @@ export function ladderCandidates(
 		reading,
 		horizon: input.force
 			? 0
-			: workingSetTokens(input.budget, pressure ? BACKSTOP_OCCUPANCY : occupancy, BACKSTOP_OCCUPANCY),
+			: workingSetTokens(
+					input.budget,
+					pressure ? BACKSTOP_OCCUPANCY : occupancy,
+					BACKSTOP_OCCUPANCY,
+					input.workingSetShare,
+				),
 	});
 	const index = indexLattice(input.lattice, view);
 	const covered = coveredBy(index);

@@ -77,13 +77,19 @@ export const PEEKS_PER_SOURCE = 1;
 
 /**
  * The working-set horizon in tokens written since a unit's last reference,
- * for a serving budget at an occupancy: a share of the budget, shrinking
+ * for a serving budget at an occupancy: a share of the budget (`share`,
+ * `WORKING_SET_BUDGET_SHARE` unless the tuning front varies it), shrinking
  * with the room left until the backstop, never under the floor.
  */
-export function workingSetTokens(budget: number | undefined, occupancy: number | null, backstop: number): number {
+export function workingSetTokens(
+	budget: number | undefined,
+	occupancy: number | null,
+	backstop: number,
+	share: number = WORKING_SET_BUDGET_SHARE,
+): number {
 	if (budget === undefined || occupancy === null) return WORKING_SET_DEFAULT_TOKENS;
 	const room = Math.min(1, Math.max(0, 1 - occupancy / backstop));
-	return Math.max(WORKING_SET_MIN_TOKENS, Math.round(budget * WORKING_SET_BUDGET_SHARE * room));
+	return Math.max(WORKING_SET_MIN_TOKENS, Math.round(budget * share * room));
 }
 
 /**

@@ -96,6 +96,15 @@ describe("commit pricing", () => {
 		expect(early.declined).toMatch(/have not yet paid, unused, for the re-fetches/);
 	});
 
+	it("keeps a stale result in play under a wider working-set share (the tuning front's lever)", () => {
+		const { entries, calls } = staleStages([9_000], 60);
+		expect(decideCommit(input(entries)).selected[0]?.ids[0]).toBe(calls[0]);
+		// At the default share the stage left play long ago; at the whole budget (less the room used) it is still in play, so nothing is eligible.
+		const wide = decideCommit(input(entries, { workingSetShare: 1 }));
+		expect(wide.commit).toBe(false);
+		expect(wide.declined).toBe("nothing eligible outside the fresh tail");
+	});
+
 	it("declines when the rewrite costs more than carrying the mass so far, and says why", () => {
 		// A mid-sized stale result ahead of a large already-sent one: folding it re-reads the large one. What
 		// follows is protected, so the stale result is the only candidate.

@@ -1,0 +1,151 @@
+/**
+ * `npm run bench -- host-replay-front`: the trade the working-set constant
+ * picks a point on. The quick loop's headless replay (quick.ts) run at a
+ * range of working-set shares (the horizon's share of the serving budget,
+ * `WORKING_SET_BUDGET_SHARE`), each scored against issue 27's per-session
+ * reference targets and its median charged-cost line: where on this front,
+ * if anywhere, all the targets hold at once.
+ *
+ * Two presets, two files: `tuned` (what the constant may be chosen on) and
+ * `held-out` (a judgement of the policy family, never a tuning input: no
+ * constant is chosen from it). Real sessions only: the targets bind those.
+ */
+
+import { median } from "../../src/cost/out-of-view/summary.ts";
+import { WORKING_SET_BUDGET_SHARE } from "../../src/fold/policy/working-set.ts";
+import type { ReportBenchmark } from "../harness.ts";
+import { QUICK_WINDOWS, quickSession } from "./quick.ts";
+import { availableSessions, SESSIONS, type SessionSet } from "./sessions.ts";
+import { CHARGED_MEDIAN_BOUND, costRatios, type SessionOutcome, sessionTargets } from "./targets.ts";
+
+/** The shares the front is drawn at: from a horizon near the floor to one that keeps most of a 200k session raw. */
+export const FRONT_SHARES: readonly number[] = [0.02, 0.04, 0.06, 0.08, 0.12, 0.2, 0.4];
+
+/** One session at one window and share: the defaults at that share against native. */
+export interface FrontPoint {
+	share: number;
+	outcome: SessionOutcome;
+}
+
+/** One row of the front: a window and a share over every session. */
+export interface FrontRow {
+	window: number;
+	share: number;
+	charged: number;
+	raw: number;
+	/** Sessions meeting the reply target, and the edit target. */
+	replyPasses: number;
+	editPasses: number;
+	sessions: number;
+	/** Per session: "charged×, replies a/n, edits e/m" with ✗ on a missed target. */
+	cells: string[];
+}
+
+/** The front's rows (pure), window by window, shares in ascending order. */
+export function frontRows(points: readonly FrontPoint[]): FrontRow[] {
+	const rows: FrontRow[] = [];
+	const windows = [...new Set(points.map((point) => point.outcome.window))];
+	const shares = [...new Set(points.map((point) => point.share))].sort((a, b) => a - b);
+	for (const window of windows) {
+		for (const share of shares) {
+			const outcomes = points
+				.filter((point) => point.share === share && point.outcome.window === window)
+				.map((point) => point.outcome);
+			const charged = median(outcomes.map((outcome) => costRatios(outcome).charged));
+			const raw = median(outcomes.map((outcome) => costRatios(outcome).raw));
+			if (charged === undefined || raw === undefined) continue;
+			let replyPasses = 0;
+			let editPasses = 0;
+			const cells = outcomes.map((outcome) => {
+				const [reply, edit] = sessionTargets(outcome);
+				if (reply?.pass) replyPasses++;
+				if (edit?.pass) editPasses++;
+				const seen = outcome.defaults.outOfView;
+				return `${costRatios(outcome).charged.toFixed(2)}×, ${seen.repliesWithAbsent}/${seen.replies}${reply?.pass ? "" : " ✗"}, ${seen.editsWithAbsentAnchors}/${seen.edits}${edit?.pass ? "" : " ✗"}`;
+			});
+			rows.push({ window, share, charged, raw, replyPasses, editPasses, sessions: outcomes.length, cells });
+		}
+	}
+	return rows;
+}
+
+/** Per window: the cheapest share at which every session meets both reference targets, or none. */
+export function frontVerdicts(rows: readonly FrontRow[]): string[] {
+	const windows = [...new Set(rows.map((row) => row.window))];
+	return windows.map((window) => {
+		const meeting = rows.filter(
+			(row) => row.window === window && row.replyPasses === row.sessions && row.editPasses === row.sessions,
+		);
+		const best = meeting.sort((a, b) => a.charged - b.charged)[0];
+		const where = `@${window / 1000}k`;
+		if (!best) return `- ${where}: at no share do all sessions meet both reference targets`;
+		const verdict = best.charged <= CHARGED_MEDIAN_BOUND ? "meets" : "misses";
+		return `- ${where}: every session meets both reference targets from share ${best.share} on; the cheapest such point costs ${best.charged.toFixed(2)}× native charged (raw ${best.raw.toFixed(2)}×), which ${verdict} the ${CHARGED_MEDIAN_BOUND}× line`;
+	});
+}
+
+/** The front as a markdown table, one row per window and share. */
+export function frontTable(rows: readonly FrontRow[], sessions: readonly string[]): string[] {
+	const head = `| window | share | median charged (raw) | reply target | edit target | ${sessions.join(" | ")} |`;
+	const rule = `| ---: | ---: | ---: | ---: | ---: | ${sessions.map(() => "---").join(" | ")} |`;
+	return [
+		head,
+		rule,
+		...rows.map(
+			(row) =>
+				`| ${row.window / 1000}k | ${row.share}${row.share === WORKING_SET_BUDGET_SHARE ? " (default)" : ""} | ${row.charged.toFixed(2)}× (${row.raw.toFixed(2)}×) | ${row.replyPasses}/${row.sessions} | ${row.editPasses}/${row.sessions} | ${row.cells.join(" | ")} |`,
+		),
+	];
+}
+
+const FRONT_PRESETS: Readonly<Record<string, SessionSet>> = { tuned: "tuned", "held-out": "held-out" };
+
+export const hostReplayFrontBench: ReportBenchmark = {
+	name: "host-replay-front",
+	description:
+		"the quick loop at a range of working-set shares: where, if anywhere, the reference targets and the 0.75× charged line hold together",
+	presets: Object.keys(FRONT_PRESETS),
+	defaultPreset: "tuned",
+	async report(presetName, context) {
+		const set = FRONT_PRESETS[presetName];
+		if (!set) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(FRONT_PRESETS).join(", ")}`);
+		const { sessions, missing } = availableSessions(
+			SESSIONS.filter((session) => session.set === set && session.origin === "real"),
+		);
+		for (const line of missing) context.log(`   ${line}`);
+		const points: FrontPoint[] = [];
+		for (const session of sessions) {
+			for (const window of QUICK_WINDOWS) {
+				for (const share of FRONT_SHARES) {
+					const result = await quickSession(session, window, { workingSetShare: share });
+					points.push({ share, outcome: result.outcome });
+					context.log(`   ${session.name} @${window / 1000}k share ${share} (${(result.wallMs / 1000).toFixed(1)} s)`);
+				}
+			}
+		}
+		const rows = frontRows(points);
+		const lines = [
+			`# Benchmark: the working-set front (${set} real sessions)`,
+			"",
+			`The quick loop's headless replay (\`npm run bench -- host-replay-quick\`) run with the working-set horizon at ${FRONT_SHARES.length} shares of the serving budget (the default is ${WORKING_SET_BUDGET_SHARE}), every other rule as shipped. Each cell: charged cost over native's, replies with an absent reference, edits with absent anchor lines; ✗ marks a missed per-session target (replies ≤ native's + 5% of replies, edits ≤ native's + 1). ${set === "held-out" ? "Held-out sessions: a judgement of the policy family, not a tuning input; no constant was chosen from this file." : "Tuned sessions: what the constant may be chosen on."}`,
+			"",
+			`- Command: \`${context.command}\``,
+			`- Date: ${context.date}`,
+			...(missing.length > 0 ? ["", "Left out (not on this machine):", "", ...missing.map((line) => `- ${line}`)] : []),
+			"",
+			"## Where the targets meet",
+			"",
+			...frontVerdicts(rows),
+			"",
+			"## The front",
+			"",
+			...frontTable(
+				rows,
+				sessions.map((session) => session.name),
+			),
+			"",
+			'Method: docs/benchmarks.md, "What the window hid" and "The working-set front".',
+		];
+		return { body: `${lines.join("\n")}\n`, file: `host-replay-front-${set}.md` };
+	},
+};

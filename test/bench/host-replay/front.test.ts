@@ -1,0 +1,71 @@
+/**
+ * The working-set front's verdict (bench/host-replay/front.ts): which share,
+ * if any, meets both per-session reference targets, and whether the
+ * cheapest such point meets the charged-cost line. Pure, over hand-made
+ * outcomes.
+ */
+
+import { describe, expect, it } from "vitest";
+import { frontRows, frontTable, frontVerdicts, type FrontPoint } from "../../../bench/host-replay/front.ts";
+import type { ArmOutcome } from "../../../bench/host-replay/targets.ts";
+
+function arm(cost: number, hidden: number, editsHidden: number): ArmOutcome {
+	return {
+		rawCost: cost,
+		chargedCost: cost,
+		compactions: 0,
+		pastLine: 0,
+		outOfView: {
+			replies: 100,
+			repliesWithAbsent: hidden,
+			repliesWithBriefOnly: 0,
+			references: { raw: 0, brief: 0, absent: hidden },
+			edits: 20,
+			editsWithAbsentAnchors: editsHidden,
+			medianAbsentAge: undefined,
+			hiddenSources: hidden,
+		},
+	};
+}
+
+/** A point: `session` at 200k and `share`, costing `cost` of native's 1.0, hiding `hidden` replies and `edits` edits (native hides none). */
+function point(session: string, share: number, cost: number, hidden: number, edits: number): FrontPoint {
+	return {
+		share,
+		outcome: { session, window: 200_000, native: arm(1, 0, 0), defaults: arm(cost, hidden, edits) },
+	};
+}
+
+describe("the working-set front", () => {
+	it("names the cheapest share where every session meets both reference targets, and judges it against the line", () => {
+		const rows = frontRows([
+			point("a", 0.02, 0.5, 9, 0), // a misses the reply target (9 > 0 + 5 of 100)
+			point("b", 0.02, 0.6, 0, 0),
+			point("a", 0.2, 0.7, 4, 1), // both within: 4 ≤ 5, 1 ≤ 0 + 1
+			point("b", 0.2, 0.8, 0, 0),
+			point("a", 0.4, 0.9, 0, 0),
+			point("b", 0.4, 0.95, 0, 0),
+		]);
+		expect(rows.map((row) => [row.share, row.charged, row.replyPasses, row.editPasses])).toEqual([
+			[0.02, 0.55, 1, 2],
+			[0.2, 0.75, 2, 2],
+			[0.4, 0.925, 2, 2],
+		]);
+		const [verdict] = frontVerdicts(rows);
+		expect(verdict).toContain("from share 0.2 on");
+		expect(verdict).toContain("0.75× native charged");
+		expect(verdict).toContain("which meets the 0.75× line");
+		expect(frontTable(rows, ["a", "b"])[2]).toContain("0.50×, 9/100 ✗, 0/20");
+	});
+
+	it("says so when an edit target fails at every share, however cheap the reply target gets", () => {
+		const rows = frontRows([point("a", 0.02, 0.5, 0, 2), point("a", 0.4, 0.9, 0, 2)]);
+		expect(rows.every((row) => row.replyPasses === 1 && row.editPasses === 0)).toBe(true);
+		expect(frontVerdicts(rows)).toEqual(["- @200k: at no share do all sessions meet both reference targets"]);
+	});
+
+	it("judges a point over the line as missing it", () => {
+		const [verdict] = frontVerdicts(frontRows([point("a", 0.4, 0.9, 0, 0)]));
+		expect(verdict).toContain("which misses the 0.75× line");
+	});
+});
