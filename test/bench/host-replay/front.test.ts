@@ -6,7 +6,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { frontRows, frontTable, frontVerdicts, type FrontPoint } from "../../../bench/host-replay/front.ts";
+import { type FrontPoint, frontRows, frontTable, frontVerdicts } from "../../../bench/host-replay/front.ts";
 import type { ArmOutcome } from "../../../bench/host-replay/targets.ts";
 
 function arm(cost: number, hidden: number, editsHidden: number): ArmOutcome {
