@@ -11,11 +11,13 @@
  * constant is chosen from it). Real sessions only: the targets bind those.
  */
 
+import type { ReplyScore } from "../../src/cost/out-of-view/scorer.ts";
 import { median } from "../../src/cost/out-of-view/summary.ts";
+import { projectSavings } from "../../src/cost/projected-savings.ts";
 import { WORKING_SET_BUDGET_SHARE } from "../../src/fold/policy/working-set.ts";
 import type { ReportBenchmark } from "../harness.ts";
 import { QUICK_WINDOWS, quickSession } from "./quick.ts";
-import { availableSessions, SESSIONS, type SessionSet } from "./sessions.ts";
+import { availableSessions, PI_COMPACTION, SANITY_WINDOW, SESSIONS, type SessionSet } from "./sessions.ts";
 import { CHARGED_MEDIAN_BOUND, costRatios, type SessionOutcome, sessionTargets } from "./targets.ts";
 
 /** The shares the front is drawn at: from a horizon near the floor to one that keeps most of a 200k session raw. */
@@ -98,6 +100,34 @@ export function frontTable(rows: readonly FrontRow[], sessions: readonly string[
 	];
 }
 
+/** Ages (replies since last seen) the edit-anchor line is drawn at. */
+export const ANCHOR_AGES: readonly number[] = [10, 25, 50, 100];
+
+/**
+ * How old the lines edits quote are, per edit (pure): for each reply with an
+ * edit whose anchor lines occurred earlier, the oldest of those lines' ages
+ * (replies since the line was last seen anywhere). Scored with nothing
+ * hidden, it is a property of the session, not of a policy: an edit whose
+ * anchor was last seen 100 replies ago is out of view under any policy that
+ * hides what nobody has shown for 100 replies.
+ */
+export function editAnchorAges(replies: readonly ReplyScore[]): number[] {
+	const ages: number[] = [];
+	for (const reply of replies) {
+		if (reply.edits.length === 0) continue;
+		let oldest = -1;
+		for (const reference of reply.references) if (reference.kind === "anchor") oldest = Math.max(oldest, reference.age);
+		if (oldest >= 0) ages.push(oldest);
+	}
+	return ages;
+}
+
+/** "126 edits quote earlier lines; the oldest such line was last seen ≥10 replies before in 47, ≥25 in 27, …". */
+export function anchorAgeLine(session: string, ages: readonly number[]): string {
+	const counts = ANCHOR_AGES.map((age) => `≥ ${age} in ${ages.filter((value) => value >= age).length}`).join(", ");
+	return `- ${session}: ${ages.length} edits quote earlier lines; the oldest line an edit quotes was last seen, replies before: ${counts}`;
+}
+
 const FRONT_PRESETS: Readonly<Record<string, SessionSet>> = { tuned: "tuned", "held-out": "held-out" };
 
 export const hostReplayFrontBench: ReportBenchmark = {
@@ -123,6 +153,12 @@ export const hostReplayFrontBench: ReportBenchmark = {
 				}
 			}
 		}
+		const ages: string[] = [];
+		for (const session of sessions) {
+			// Nothing compacts on this window: every reference scores raw, with its age.
+			const whole = await projectSavings(session.branch(), "/", { ...PI_COMPACTION, contextWindow: SANITY_WINDOW });
+			ages.push(anchorAgeLine(session.name, editAnchorAges(whole.outOfView.native.score.replies)));
+		}
 		const rows = frontRows(points);
 		const lines = [
 			`# Benchmark: the working-set front (${set} real sessions)`,
@@ -136,6 +172,12 @@ export const hostReplayFrontBench: ReportBenchmark = {
 			"## Where the targets meet",
 			"",
 			...frontVerdicts(rows),
+			"",
+			"## How old the lines edits quote are",
+			"",
+			"Scored with nothing hidden (a window nothing fills): the edit target (≤ native's + 1) asks that, where native never compacts, almost none of these lines be folded.",
+			"",
+			...ages,
 			"",
 			"## The front",
 			"",

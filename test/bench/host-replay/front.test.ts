@@ -6,8 +6,16 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { type FrontPoint, frontRows, frontTable, frontVerdicts } from "../../../bench/host-replay/front.ts";
+import {
+	anchorAgeLine,
+	editAnchorAges,
+	type FrontPoint,
+	frontRows,
+	frontTable,
+	frontVerdicts,
+} from "../../../bench/host-replay/front.ts";
 import type { ArmOutcome } from "../../../bench/host-replay/targets.ts";
+import type { ReplyScore, ScoredReference } from "../../../src/cost/out-of-view/scorer.ts";
 
 function arm(cost: number, hidden: number, editsHidden: number): ArmOutcome {
 	return {
@@ -67,5 +75,34 @@ describe("the working-set front", () => {
 	it("judges a point over the line as missing it", () => {
 		const [verdict] = frontVerdicts(frontRows([point("a", 0.4, 0.9, 0, 0)]));
 		expect(verdict).toContain("which misses the 0.75× line");
+	});
+});
+
+describe("how old the lines edits quote are", () => {
+	const reference = (kind: ScoredReference["kind"], age: number): ScoredReference => ({
+		kind,
+		value: `${kind}-${age}`,
+		state: "raw",
+		age,
+		source: 0,
+	});
+	const reply = (step: number, references: ScoredReference[], edits: number): ReplyScore => ({
+		step,
+		references,
+		edits: Array.from({ length: edits }, () => ({ tool: "edit", anchors: 1, absent: 0, brief: 0 })),
+		hiddenSources: [],
+	});
+
+	it("takes each edit's oldest anchor line, ignoring other references and replies without edits", () => {
+		const ages = editAnchorAges([
+			reply(0, [reference("anchor", 3), reference("anchor", 120), reference("identifier", 400)], 1),
+			reply(1, [reference("anchor", 60)], 0), // no edit: a quoted line in prose
+			reply(2, [reference("identifier", 90)], 1), // an edit quoting nothing seen before
+			reply(3, [reference("anchor", 25)], 1),
+		]);
+		expect(ages).toEqual([120, 25]);
+		expect(anchorAgeLine("s", ages)).toBe(
+			"- s: 2 edits quote earlier lines; the oldest line an edit quotes was last seen, replies before: ≥ 10 in 2, ≥ 25 in 2, ≥ 50 in 1, ≥ 100 in 1",
+		);
 	});
 });
