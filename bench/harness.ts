@@ -64,6 +64,13 @@ export interface ReportBenchmark {
 	) => Promise<{ body: string; file: string }>;
 }
 
+/** The value a report benchmark's preset names; an unknown name fails, naming the known ones. */
+export function presetOf<T>(presets: Readonly<Record<string, T>>, name: string): T {
+	const preset = presets[name];
+	if (preset === undefined) throw new Error(`unknown preset ${name}; known: ${Object.keys(presets).join(", ")}`);
+	return preset;
+}
+
 /** A benchmark that cannot run here: `skip` is not an error (missing optional data); otherwise it fails. */
 export class BenchUnavailable extends Error {
 	readonly skip: boolean;

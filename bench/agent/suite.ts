@@ -7,7 +7,7 @@
  * runs themselves are run-arm.ts, the figures metrics.ts, the tables report.ts.
  */
 
-import type { MachineFacts, ReportBenchmark } from "../harness.ts";
+import { type MachineFacts, presetOf, type ReportBenchmark } from "../harness.ts";
 import { renderLookupSection } from "./lookup-targets.ts";
 import { FLOOR_BRIEF_CHARS, type RunMetrics, runMetrics } from "./metrics.ts";
 import {
@@ -142,8 +142,7 @@ export const agentBench: ReportBenchmark = {
 	presets: Object.keys(PRESETS),
 	defaultPreset: DEFAULT_PRESET,
 	async report(presetName, context) {
-		const preset = PRESETS[presetName];
-		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(PRESETS).join(", ")}`);
+		const preset = presetOf(PRESETS, presetName);
 		const arms = await runAgentBench(preset, presetArms(preset), (run) => {
 			const status =
 				run.failure !== undefined

@@ -15,7 +15,7 @@ import type { ReplyScore } from "../../src/cost/out-of-view/scorer.ts";
 import { median } from "../../src/cost/out-of-view/summary.ts";
 import { projectSavings } from "../../src/cost/projected-savings.ts";
 import { WORKING_SET_BUDGET_SHARE } from "../../src/fold/policy/working-set.ts";
-import type { ReportBenchmark } from "../harness.ts";
+import { presetOf, type ReportBenchmark } from "../harness.ts";
 import { QUICK_WINDOWS, quickSession } from "./quick.ts";
 import { availableSessions, PI_COMPACTION, SANITY_WINDOW, SESSIONS, type SessionSet } from "./sessions.ts";
 import { CHARGED_MEDIAN_BOUND, costRatios, type SessionOutcome, sessionTargets } from "./targets.ts";
@@ -137,8 +137,7 @@ export const hostReplayFrontBench: ReportBenchmark = {
 	presets: Object.keys(FRONT_PRESETS),
 	defaultPreset: "tuned",
 	async report(presetName, context) {
-		const set = FRONT_PRESETS[presetName];
-		if (!set) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(FRONT_PRESETS).join(", ")}`);
+		const set = presetOf(FRONT_PRESETS, presetName);
 		const { sessions, missing } = availableSessions(
 			SESSIONS.filter((session) => session.set === set && session.origin === "real"),
 		);

@@ -12,7 +12,7 @@
  */
 
 import { chargedCost, projectSavings } from "../../src/cost/projected-savings.ts";
-import type { ReportBenchmark } from "../harness.ts";
+import { presetOf, type ReportBenchmark } from "../harness.ts";
 import { outOfViewTable, type ScoredArm } from "./out-of-view-table.ts";
 import { availableSessions, PI_COMPACTION, type ReplaySession, SESSIONS, type SessionSet } from "./sessions.ts";
 import { type ArmOutcome, type SessionOutcome, targetLines } from "./targets.ts";
@@ -68,8 +68,7 @@ export const hostReplayQuickBench: ReportBenchmark = {
 	presets: Object.keys(QUICK_PRESETS),
 	defaultPreset: "tuned",
 	async report(presetName, context) {
-		const set = QUICK_PRESETS[presetName];
-		if (!set) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(QUICK_PRESETS).join(", ")}`);
+		const set = presetOf(QUICK_PRESETS, presetName);
 		const { sessions, missing } = availableSessions(SESSIONS.filter((session) => session.set === set));
 		for (const line of missing) context.log(`   ${line}`);
 		const results: QuickResult[] = [];

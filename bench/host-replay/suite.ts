@@ -19,7 +19,7 @@ import type { LoopbackModelCost } from "../../test/harness/pi-cli.ts";
 import { calibratedTokenizer } from "../../test/harness/provider-rules.ts";
 import { type RecordedScript, recordedScript } from "../../test/harness/recorded-session.ts";
 import { modelCostOf } from "../agent/run-arm.ts";
-import type { ReportBenchmark } from "../harness.ts";
+import { presetOf, type ReportBenchmark } from "../harness.ts";
 import { type FloorResult, floorSchedule } from "./floor.ts";
 import type { LedgerRules } from "./ledger.ts";
 import { floorInput, type ReportEstimate, type RunMetrics, runMetrics, type SessionResult } from "./metrics.ts";
@@ -197,8 +197,7 @@ export const hostReplayBench: ReportBenchmark = {
 	presets: Object.keys(PRESETS),
 	defaultPreset: DEFAULT_PRESET,
 	async report(presetName, context) {
-		const preset = PRESETS[presetName];
-		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(PRESETS).join(", ")}`);
+		const preset = presetOf(PRESETS, presetName);
 		const { results, missing } = await runHostReplay(preset, context.log);
 		return {
 			body: renderHostReplayReport(preset, results, { ...context, missing }),

@@ -17,7 +17,7 @@ import { FOLD_STORE_DIR_SUFFIX } from "../../src/fold/store/store-file.ts";
 import { loadSessionFile } from "../../src/session/load.ts";
 import { ARMS, PRESETS } from "../agent/presets.ts";
 import { runArm } from "../agent/run-arm.ts";
-import { type MachineFacts, type ReportBenchmark, reportContextLines } from "../harness.ts";
+import { type MachineFacts, presetOf, type ReportBenchmark, reportContextLines } from "../harness.ts";
 
 /** The two scales of a preset, smaller first, and the window they run in. */
 interface StorePreset {
@@ -172,8 +172,7 @@ export const storeBench: ReportBenchmark = {
 	presets: Object.keys(STORE_PRESETS),
 	defaultPreset: "small",
 	async report(presetName, context) {
-		const preset = STORE_PRESETS[presetName];
-		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(STORE_PRESETS).join(", ")}`);
+		const preset = presetOf(STORE_PRESETS, presetName);
 		const runs: StoreRun[] = [];
 		for (const stages of preset.scales) {
 			const run = await measure(preset, stages, context.log);

@@ -12,7 +12,7 @@
  */
 
 import { resolveOptions } from "../../src/fold/options.ts";
-import { type ReportBenchmark, reportContextLines } from "../harness.ts";
+import { presetOf, type ReportBenchmark, reportContextLines } from "../harness.ts";
 import { timeCommitCost } from "../runtime/commit-cost.ts";
 import { foldedFixture } from "../runtime/fixtures.ts";
 import { resumeTable, timeResume } from "../runtime/resume.ts";
@@ -44,8 +44,7 @@ export const commitCostBench: ReportBenchmark = {
 	presets: Object.keys(COMMIT_COST_PRESETS),
 	defaultPreset: "full",
 	async report(presetName, context) {
-		const preset = COMMIT_COST_PRESETS[presetName];
-		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(COMMIT_COST_PRESETS).join(", ")}`);
+		const preset = presetOf(COMMIT_COST_PRESETS, presetName);
 		const options = resolveOptions();
 		const rows: string[] = [];
 		let resumed: ReturnType<typeof foldedFixture> | undefined;

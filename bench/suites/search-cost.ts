@@ -23,7 +23,7 @@ import type { FoldWorkspace } from "../../src/fold/engine/workspace.ts";
 import { indexLattice } from "../../src/fold/lattice/lattice-index.ts";
 import { resolveOptions } from "../../src/fold/options.ts";
 import { openFileFoldStore } from "../../src/fold/store/store-file.ts";
-import { median, type ReportBenchmark, reportContextLines } from "../harness.ts";
+import { median, presetOf, type ReportBenchmark, reportContextLines } from "../harness.ts";
 import { foldedFixture } from "../runtime/fixtures.ts";
 
 interface SearchCostPreset {
@@ -76,8 +76,7 @@ export const searchCostBench: ReportBenchmark = {
 	presets: Object.keys(SEARCH_COST_PRESETS),
 	defaultPreset: "full",
 	async report(presetName, context) {
-		const preset = SEARCH_COST_PRESETS[presetName];
-		if (!preset) throw new Error(`unknown preset ${presetName}; known: ${Object.keys(SEARCH_COST_PRESETS).join(", ")}`);
+		const preset = presetOf(SEARCH_COST_PRESETS, presetName);
 		const options = resolveOptions();
 		const rows: string[] = [];
 		for (const size of preset.sizes) {
