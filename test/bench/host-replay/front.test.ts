@@ -36,11 +36,18 @@ function arm(cost: number, hidden: number, editsHidden: number): ArmOutcome {
 	};
 }
 
-/** A point: `session` at 200k and `share`, costing `cost` of native's 1.0, hiding `hidden` replies and `edits` edits (native hides none). */
-function point(session: string, share: number, cost: number, hidden: number, edits: number): FrontPoint {
+/** A point: `session` at `window` and `share`, costing `cost` of native's 1.0, hiding `hidden` replies and `edits` edits (native hides none). */
+function point(
+	session: string,
+	share: number,
+	cost: number,
+	hidden: number,
+	edits: number,
+	window = 200_000,
+): FrontPoint {
 	return {
 		share,
-		outcome: { session, window: 200_000, native: arm(1, 0, 0), defaults: arm(cost, hidden, edits) },
+		outcome: { session, window, native: arm(1, 0, 0), defaults: arm(cost, hidden, edits) },
 	};
 }
 
@@ -60,10 +67,31 @@ describe("the working-set front", () => {
 			[0.4, 0.925, 2, 2],
 		]);
 		const [verdict] = frontVerdicts(rows);
-		expect(verdict).toContain("from share 0.2 on");
+		expect(verdict).toContain("at share 0.2, 0.4; the cheapest of those (0.2)");
 		expect(verdict).toContain("0.75× native charged");
 		expect(verdict).toContain("which meets the 0.75× line");
 		expect(frontTable(rows, ["a", "b"])[2]).toContain("0.50×, 9/100 ✗, 0/20");
+	});
+
+	it("judges each window on its own points, and names every meeting share when the front is not monotone", () => {
+		const rows = frontRows([
+			point("a", 0.08, 0.7, 0, 0, 128_000),
+			point("a", 0.2, 0.8, 0, 3, 128_000), // a commit timing shift hides three edits here
+			point("a", 0.4, 0.9, 0, 0, 128_000),
+			point("a", 0.08, 0.5, 0, 4, 200_000),
+			point("a", 0.4, 0.6, 0, 0, 200_000),
+		]);
+		expect(rows.map((row) => [row.window, row.share, row.editPasses])).toEqual([
+			[128_000, 0.08, 1],
+			[128_000, 0.2, 0],
+			[128_000, 0.4, 1],
+			[200_000, 0.08, 0],
+			[200_000, 0.4, 1],
+		]);
+		expect(frontVerdicts(rows)).toEqual([
+			"- @128k: every session meets both reference targets at share 0.08, 0.4; the cheapest of those (0.08) costs 0.70× native charged (raw 0.70×), which meets the 0.75× line",
+			"- @200k: every session meets both reference targets at share 0.4; the cheapest of those (0.4) costs 0.60× native charged (raw 0.60×), which meets the 0.75× line",
+		]);
 	});
 
 	it("says so when an edit target fails at every share, however cheap the reply target gets", () => {
@@ -93,16 +121,16 @@ describe("how old the lines edits quote are", () => {
 		hiddenSources: [],
 	});
 
-	it("takes each edit's oldest anchor line, ignoring other references and replies without edits", () => {
+	it("takes each reply's oldest anchor line, ignoring other references and replies without edits", () => {
 		const ages = editAnchorAges([
 			reply(0, [reference("anchor", 3), reference("anchor", 120), reference("identifier", 400)], 1),
-			reply(1, [reference("anchor", 60)], 0), // no edit: a quoted line in prose
+			reply(1, [reference("identifier", 60)], 0), // no edit
 			reply(2, [reference("identifier", 90)], 1), // an edit quoting nothing seen before
-			reply(3, [reference("anchor", 25)], 1),
+			reply(3, [reference("anchor", 25), reference("anchor", 7)], 2), // two edits in one reply: one age, the oldest
 		]);
 		expect(ages).toEqual([120, 25]);
 		expect(anchorAgeLine("s", ages)).toBe(
-			"- s: 2 edits quote earlier lines; the oldest line an edit quotes was last seen, replies before: ≥ 10 in 2, ≥ 25 in 2, ≥ 50 in 1, ≥ 100 in 1",
+			"- s: 2 replies hold an edit quoting earlier lines; the oldest line such a reply quotes was last seen, replies before: ≥ 10 in 2, ≥ 25 in 2, ≥ 50 in 1, ≥ 100 in 1",
 		);
 	});
 });

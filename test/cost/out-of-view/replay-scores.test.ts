@@ -40,4 +40,15 @@ describe("out-of-view scores of the report's replays", () => {
 		expect(again.summary).toEqual(defaults.summary);
 		expect(again.charge).toEqual(defaults.charge);
 	});
+
+	it("runs the ladder at another working-set share when asked (the tuning front), the constant otherwise", async () => {
+		const window = { contextWindow: 128_000 };
+		const defaults = await projectSavings(branch, "/", window);
+		const whole = await projectSavings(branch, "/", window, { workingSetShare: 1 });
+		// The default horizon lets the six turns' stale outputs go; one of the whole budget keeps them all in play.
+		expect(defaults.commits).toBeGreaterThan(0);
+		expect(whole.commits).toBe(0);
+		// Pi alone does not move with the ladder's share.
+		expect(whole.native.cost).toBe(defaults.native.cost);
+	});
 });
