@@ -23,7 +23,9 @@ import { availableSessions, PI_COMPACTION, SANITY_WINDOW, SESSIONS, type Session
 import { CHARGED_MEDIAN_BOUND, costRatios, type SessionOutcome, sessionTargets } from "./targets.ts";
 
 /** The shares the front is drawn at: from a horizon near the floor to one that keeps most of a 200k session raw. */
-export const FRONT_SHARES: readonly number[] = [0.02, 0.04, 0.06, 0.08, 0.12, 0.2, 0.4];
+export const FRONT_SHARES: readonly number[] = [
+	...new Set([0.02, 0.04, 0.06, 0.12, 0.2, 0.4, WORKING_SET_BUDGET_SHARE]),
+].sort((a, b) => a - b);
 
 /** One session at one window and share: the defaults at that share against native. */
 export interface FrontPoint {
@@ -134,6 +136,40 @@ export function anchorAgeLine(session: string, ages: readonly number[]): string 
 	return `- ${session}: ${ages.length} replies hold an edit quoting earlier lines; the oldest line such a reply quotes was last seen, replies before: ${counts}`;
 }
 
+/**
+ * Replies with an edit that hid an anchor line, and of those, how many hid
+ * one last seen fewer than each of `ANCHOR_AGES` replies before (pure): the
+ * edit target counted by how recent what it misses is. "Read a file, edit it
+ * a few steps later" is the recent end; a line nobody has shown for a
+ * hundred replies is the old end.
+ */
+export function hiddenAnchorCounts(replies: readonly ReplyScore[]): { all: number; under: number[] } {
+	let all = 0;
+	const under = ANCHOR_AGES.map(() => 0);
+	for (const reply of replies) {
+		if (reply.edits.length === 0) continue;
+		const hidden = reply.references.filter((reference) => reference.kind === "anchor" && reference.state === "absent");
+		if (hidden.length === 0) continue;
+		all++;
+		const youngest = Math.min(...hidden.map((reference) => reference.age));
+		ANCHOR_AGES.forEach((age, k) => {
+			if (youngest < age) under[k] = (under[k] ?? 0) + 1;
+		});
+	}
+	return { all, under };
+}
+
+/** "- s @200k: pi-fold 5 (last seen < 10: 0, < 25: 0, …), native 0 (…)". */
+export function hiddenAnchorLine(
+	where: string,
+	defaults: ReturnType<typeof hiddenAnchorCounts>,
+	native: ReturnType<typeof hiddenAnchorCounts>,
+): string {
+	const split = (counts: ReturnType<typeof hiddenAnchorCounts>) =>
+		`${counts.all} (${ANCHOR_AGES.map((age, k) => `< ${age}: ${counts.under[k] ?? 0}`).join(", ")})`;
+	return `- ${where}: pi-fold ${split(defaults)}; native ${split(native)}`;
+}
+
 const FRONT_PRESETS: Readonly<Record<string, SessionSet>> = { tuned: "tuned", "held-out": "held-out" };
 
 export const hostReplayFrontBench: ReportBenchmark = {
@@ -149,11 +185,20 @@ export const hostReplayFrontBench: ReportBenchmark = {
 		);
 		for (const line of missing) context.log(`   ${line}`);
 		const points: FrontPoint[] = [];
+		const hiddenAnchors: string[] = [];
 		for (const session of sessions) {
 			for (const window of QUICK_WINDOWS) {
 				for (const share of FRONT_SHARES) {
 					const result = await quickSession(session, window, { workingSetShare: share });
 					points.push({ share, outcome: result.outcome });
+					if (share === WORKING_SET_BUDGET_SHARE)
+						hiddenAnchors.push(
+							hiddenAnchorLine(
+								`${session.name} @${window / 1000}k`,
+								hiddenAnchorCounts(result.replies.defaults),
+								hiddenAnchorCounts(result.replies.native),
+							),
+						);
 					context.log(`   ${session.name} @${window / 1000}k share ${share} (${(result.wallMs / 1000).toFixed(1)} s)`);
 				}
 			}
@@ -183,6 +228,12 @@ export const hostReplayFrontBench: ReportBenchmark = {
 			"Scored with nothing hidden (a window nothing fills): the edit target (≤ native's + 1) asks that, where native never compacts, almost none of these lines be folded.",
 			"",
 			...ages,
+			"",
+			`## Edits that hid an anchor, by how recently it was last seen (the default share, ${WORKING_SET_BUDGET_SHARE})`,
+			"",
+			"Replies with an edit whose request lacked one of its anchor lines; in brackets, those where the youngest hidden anchor was last seen fewer than N replies before.",
+			"",
+			...hiddenAnchors,
 			"",
 			"## The front",
 			"",

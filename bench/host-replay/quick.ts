@@ -11,6 +11,7 @@
  * the host per session ("estimate − host", raw and charged).
  */
 
+import type { ReplyScore } from "../../src/cost/out-of-view/scorer.ts";
 import { chargedCost, projectSavings } from "../../src/cost/projected-savings.ts";
 import { presetOf, type ReportBenchmark } from "../harness.ts";
 import { outOfViewTable, type ScoredArm } from "./out-of-view-table.ts";
@@ -28,6 +29,8 @@ export interface QuickResult {
 	window: number;
 	outcome: SessionOutcome;
 	arms: ScoredArm[];
+	/** Each arm's scored replies (what the front reads the ages of hidden anchors from). */
+	replies: { native: readonly ReplyScore[]; defaults: readonly ReplyScore[] };
 	wallMs: number;
 }
 
@@ -57,6 +60,7 @@ export async function quickSession(
 			{ arm: "native", outcome: native, charge: savings.outOfView.native.charge },
 			{ arm: "defaults", outcome: defaults, charge: savings.outOfView.projected.charge },
 		],
+		replies: { native: savings.outOfView.native.score.replies, defaults: savings.outOfView.projected.score.replies },
 		wallMs: Date.now() - started,
 	};
 }

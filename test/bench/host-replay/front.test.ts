@@ -13,6 +13,8 @@ import {
 	frontRows,
 	frontTable,
 	frontVerdicts,
+	hiddenAnchorCounts,
+	hiddenAnchorLine,
 } from "../../../bench/host-replay/front.ts";
 import type { ArmOutcome } from "../../../bench/host-replay/targets.ts";
 import type { ReplyScore, ScoredReference } from "../../../src/cost/out-of-view/scorer.ts";
@@ -131,6 +133,21 @@ describe("how old the lines edits quote are", () => {
 		expect(ages).toEqual([120, 25]);
 		expect(anchorAgeLine("s", ages)).toBe(
 			"- s: 2 replies hold an edit quoting earlier lines; the oldest line such a reply quotes was last seen, replies before: ≥ 10 in 2, ≥ 25 in 2, ≥ 50 in 1, ≥ 100 in 1",
+		);
+	});
+
+	it("counts the edits that hid an anchor by how recently the youngest hidden one was last seen", () => {
+		const hidden = (age: number): ScoredReference => ({ ...reference("anchor", age), state: "absent" });
+		const counts = hiddenAnchorCounts([
+			reply(0, [hidden(120), hidden(30)], 1), // youngest hidden: 30
+			reply(1, [hidden(4)], 1),
+			reply(2, [reference("anchor", 2), hidden(60)], 1), // a shown young anchor does not count
+			reply(3, [hidden(5)], 0), // no edit
+			reply(4, [reference("anchor", 1)], 1), // nothing hidden
+		]);
+		expect(counts).toEqual({ all: 3, under: [1, 1, 2, 3] });
+		expect(hiddenAnchorLine("s @200k", counts, { all: 0, under: [0, 0, 0, 0] })).toBe(
+			"- s @200k: pi-fold 3 (< 10: 1, < 25: 1, < 50: 2, < 100: 3); native 0 (< 10: 0, < 25: 0, < 50: 0, < 100: 0)",
 		);
 	});
 });
