@@ -136,19 +136,26 @@ export function anchorAgeLine(session: string, ages: readonly number[]): string 
 	return `- ${session}: ${ages.length} replies hold an edit quoting earlier lines; the oldest line such a reply quotes was last seen, replies before: ${counts}`;
 }
 
+/** Which hidden references a count reads: an edit's anchor lines (the edit target), or any reference (the reply target). */
+export type HiddenKind = "anchors" | "any";
+
 /**
- * Replies with an edit that hid an anchor line, and of those, how many hid
- * one last seen fewer than each of `ANCHOR_AGES` replies before (pure): the
- * edit target counted by how recent what it misses is. "Read a file, edit it
- * a few steps later" is the recent end; a line nobody has shown for a
- * hundred replies is the old end.
+ * Replies that hid something, and of those, how many hid something last
+ * seen fewer than each of `ANCHOR_AGES` replies before (pure): a target
+ * counted by how recent what it misses is. "anchors": replies with an edit
+ * whose request lacked one of its anchor lines (the edit target); "any":
+ * replies whose request lacked any reference (the reply target). "Read a
+ * file, edit it a few steps later" is the recent end; a line nobody has
+ * shown for a hundred replies is the old end.
  */
-export function hiddenAnchorCounts(replies: readonly ReplyScore[]): { all: number; under: number[] } {
+export function hiddenCounts(replies: readonly ReplyScore[], kind: HiddenKind): { all: number; under: number[] } {
 	let all = 0;
 	const under = ANCHOR_AGES.map(() => 0);
 	for (const reply of replies) {
-		if (reply.edits.length === 0) continue;
-		const hidden = reply.references.filter((reference) => reference.kind === "anchor" && reference.state === "absent");
+		if (kind === "anchors" && reply.edits.length === 0) continue;
+		const hidden = reply.references.filter(
+			(reference) => reference.state === "absent" && (kind === "any" || reference.kind === "anchor"),
+		);
 		if (hidden.length === 0) continue;
 		all++;
 		const youngest = Math.min(...hidden.map((reference) => reference.age));
@@ -159,13 +166,13 @@ export function hiddenAnchorCounts(replies: readonly ReplyScore[]): { all: numbe
 	return { all, under };
 }
 
-/** "- s @200k: pi-fold 5 (last seen < 10: 0, < 25: 0, …), native 0 (…)". */
-export function hiddenAnchorLine(
+/** "- s @200k: pi-fold 5 (< 10: 0, < 25: 0, …); native 0 (…)". */
+export function hiddenLine(
 	where: string,
-	defaults: ReturnType<typeof hiddenAnchorCounts>,
-	native: ReturnType<typeof hiddenAnchorCounts>,
+	defaults: ReturnType<typeof hiddenCounts>,
+	native: ReturnType<typeof hiddenCounts>,
 ): string {
-	const split = (counts: ReturnType<typeof hiddenAnchorCounts>) =>
+	const split = (counts: ReturnType<typeof hiddenCounts>) =>
 		`${counts.all} (${ANCHOR_AGES.map((age, k) => `< ${age}: ${counts.under[k] ?? 0}`).join(", ")})`;
 	return `- ${where}: pi-fold ${split(defaults)}; native ${split(native)}`;
 }
@@ -185,21 +192,18 @@ export const hostReplayFrontBench: ReportBenchmark = {
 		);
 		for (const line of missing) context.log(`   ${line}`);
 		const points: FrontPoint[] = [];
-		const hiddenAnchors: string[] = [];
+		const hidden: Record<HiddenKind, string[]> = { anchors: [], any: [] };
 		for (const session of sessions) {
 			for (const window of QUICK_WINDOWS) {
 				for (const share of FRONT_SHARES) {
 					const result = await quickSession(session, window, { workingSetShare: share });
 					points.push({ share, outcome: result.outcome });
-					if (share === WORKING_SET_BUDGET_SHARE)
-						hiddenAnchors.push(
-							hiddenAnchorLine(
-								`${session.name} @${window / 1000}k`,
-								hiddenAnchorCounts(result.replies.defaults),
-								hiddenAnchorCounts(result.replies.native),
-							),
-						);
-					context.log(`   ${session.name} @${window / 1000}k share ${share} (${(result.wallMs / 1000).toFixed(1)} s)`);
+					if (share === WORKING_SET_BUDGET_SHARE) {
+						const where = `${session.name} @${window / 1000}k`;
+						const { defaults, native } = result.replies;
+						for (const kind of ["anchors", "any"] as const)
+							hidden[kind].push(hiddenLine(where, hiddenCounts(defaults, kind), hiddenCounts(native, kind)));
+					}
 				}
 			}
 		}
@@ -233,7 +237,13 @@ export const hostReplayFrontBench: ReportBenchmark = {
 			"",
 			"Replies with an edit whose request lacked one of its anchor lines; in brackets, those where the youngest hidden anchor was last seen fewer than N replies before.",
 			"",
-			...hiddenAnchors,
+			...hidden.anchors,
+			"",
+			`## Replies that hid a reference, by how recently it was last seen (the default share, ${WORKING_SET_BUDGET_SHARE})`,
+			"",
+			"Replies whose request lacked one of the references they make; in brackets, those where the youngest hidden reference was last seen fewer than N replies before.",
+			"",
+			...hidden.any,
 			"",
 			"## The front",
 			"",

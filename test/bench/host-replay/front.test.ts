@@ -13,8 +13,8 @@ import {
 	frontRows,
 	frontTable,
 	frontVerdicts,
-	hiddenAnchorCounts,
-	hiddenAnchorLine,
+	hiddenCounts,
+	hiddenLine,
 } from "../../../bench/host-replay/front.ts";
 import type { ArmOutcome } from "../../../bench/host-replay/targets.ts";
 import type { ReplyScore, ScoredReference } from "../../../src/cost/out-of-view/scorer.ts";
@@ -136,17 +136,22 @@ describe("how old the lines edits quote are", () => {
 		);
 	});
 
-	it("counts the edits that hid an anchor by how recently the youngest hidden one was last seen", () => {
-		const hidden = (age: number): ScoredReference => ({ ...reference("anchor", age), state: "absent" });
-		const counts = hiddenAnchorCounts([
-			reply(0, [hidden(120), hidden(30)], 1), // youngest hidden: 30
-			reply(1, [hidden(4)], 1),
-			reply(2, [reference("anchor", 2), hidden(60)], 1), // a shown young anchor does not count
-			reply(3, [hidden(5)], 0), // no edit
-			reply(4, [reference("anchor", 1)], 1), // nothing hidden
-		]);
-		expect(counts).toEqual({ all: 3, under: [1, 1, 2, 3] });
-		expect(hiddenAnchorLine("s @200k", counts, { all: 0, under: [0, 0, 0, 0] })).toBe(
+	it("counts the replies that hid something by how recently the youngest hidden one was last seen", () => {
+		const hidden = (kind: ScoredReference["kind"], age: number): ScoredReference => ({
+			...reference(kind, age),
+			state: "absent",
+		});
+		const replies = [
+			reply(0, [hidden("anchor", 120), hidden("anchor", 30)], 1), // youngest hidden: 30
+			reply(1, [hidden("anchor", 4)], 1),
+			reply(2, [reference("anchor", 2), hidden("anchor", 60)], 1), // a shown young anchor does not count
+			reply(3, [hidden("identifier", 5)], 0), // no edit: the reply target's, not the edit target's
+			reply(4, [reference("anchor", 1), hidden("path", 3)], 1), // an edit whose anchors all showed
+		];
+		const anchors = hiddenCounts(replies, "anchors");
+		expect(anchors).toEqual({ all: 3, under: [1, 1, 2, 3] });
+		expect(hiddenCounts(replies, "any")).toEqual({ all: 5, under: [3, 3, 4, 5] });
+		expect(hiddenLine("s @200k", anchors, { all: 0, under: [0, 0, 0, 0] })).toBe(
 			"- s @200k: pi-fold 3 (< 10: 1, < 25: 1, < 50: 2, < 100: 3); native 0 (< 10: 0, < 25: 0, < 50: 0, < 100: 0)",
 		);
 	});
