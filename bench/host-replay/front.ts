@@ -130,7 +130,7 @@ export function editAnchorAges(replies: readonly ReplyScore[]): number[] {
 	return ages;
 }
 
-/** "126 edits quote earlier lines; the oldest such line was last seen ≥10 replies before in 47, ≥25 in 27, …". */
+/** "- s: 126 replies hold an edit quoting earlier lines; … last seen, replies before: ≥ 10 in 47, ≥ 25 in 27, …". */
 export function anchorAgeLine(session: string, ages: readonly number[]): string {
 	const counts = ANCHOR_AGES.map((age) => `≥ ${age} in ${ages.filter((value) => value >= age).length}`).join(", ");
 	return `- ${session}: ${ages.length} replies hold an edit quoting earlier lines; the oldest line such a reply quotes was last seen, replies before: ${counts}`;
