@@ -281,10 +281,8 @@ export async function projectSavings(
 		keepRecentTokens: compaction.keepRecentTokens ?? PI_DEFAULT_KEEP_RECENT_TOKENS,
 		summaryChars: compaction.summaryChars ?? NATIVE_SUMMARY_CHARS,
 	};
-	const defaults = resolveOptions();
-	// The tuning front varies the working-set share; every other caller runs the constant.
-	const options =
-		policy.workingSetShare === undefined ? defaults : { ...defaults, workingSetShare: policy.workingSetShare };
+	// The tuning front varies the working-set share; every other caller leaves it undefined: the constant.
+	const options = { ...resolveOptions(), workingSetShare: policy.workingSetShare };
 	// Pi's recorded compactions are its own decisions: with pi-fold, the threshold is met again where it comes.
 	const unfolded = branch.filter((entry) => entry.type !== "compaction");
 	const sent = sentCollector();

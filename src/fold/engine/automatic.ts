@@ -131,7 +131,7 @@ export function planAutomatic(input: AutomaticInput): AutomaticPlan {
 		justDissolved: input.justDissolved ?? false,
 		freeRewrite: input.freeRewrite,
 		force: input.force,
-		...(options.workingSetShare === undefined ? {} : { workingSetShare: options.workingSetShare }),
+		workingSetShare: options.workingSetShare,
 	};
 	const decision = decideCommit(ladder);
 	const enough = input.under === undefined || reading.total - decision.freedTokens <= input.under;
