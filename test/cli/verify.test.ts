@@ -449,13 +449,21 @@ describe("pi-fold gc", () => {
 		const { path, storeDir } = copy();
 		const outside = mkdtempSync(join(tmpdir(), "pi-fold-outside-"));
 		copies.push(outside);
-		// A file outside the store named like a blob of shard "ff", and another for a linked blob.
-		const victim = join(outside, `ff${"0".repeat(62)}`);
+		// Blob hashes come from the session's random ids, so any shard name may already be real:
+		// link one the store does not have.
+		const shards = readdirSync(join(storeDir, "sha256"));
+		const linkedShard =
+			Array.from({ length: 256 }, (_, i) => (255 - i).toString(16).padStart(2, "0")).find(
+				(name) => !shards.includes(name),
+			) ?? "";
+		// A file outside the store named like a blob of the linked shard, and another for a linked blob.
+		const victimName = `${linkedShard}${"0".repeat(62)}`;
+		const victim = join(outside, victimName);
 		writeFileSync(victim, "not pi-fold's\n");
 		const linkedTarget = join(outside, "target.txt");
 		writeFileSync(linkedTarget, "also not pi-fold's\n");
-		symlinkSync(outside, join(storeDir, "sha256", "ff"));
-		const realShard = readdirSync(join(storeDir, "sha256")).find((name) => name !== "ff") ?? "";
+		symlinkSync(outside, join(storeDir, "sha256", linkedShard));
+		const realShard = shards[0] ?? "";
 		const linkedBlob = join(storeDir, "sha256", realShard, `${realShard}${"1".repeat(62)}`);
 		symlinkSync(linkedTarget, linkedBlob);
 
@@ -463,9 +471,9 @@ describe("pi-fold gc", () => {
 		expect(applied.code, applied.stderr).toBe(0);
 		expect(readFileSync(victim, "utf8")).toBe("not pi-fold's\n");
 		expect(readFileSync(linkedTarget, "utf8")).toBe("also not pi-fold's\n");
-		expect(applied.stdout).not.toContain(`ff${"0".repeat(62)}`);
+		expect(applied.stdout).not.toContain(victimName);
 		expect(applied.stdout).toMatch(/links\s+2, never followed or removed/);
-		expect(applied.stdout).toContain(join(storeDir, "sha256", "ff"));
+		expect(applied.stdout).toContain(join(storeDir, "sha256", linkedShard));
 		expect(applied.stdout).toContain(linkedBlob);
 		expect(applied.stdout).toMatch(/Nothing to remove\./);
 	});
