@@ -102,6 +102,8 @@ describe("bin/pi-fold.js under Ctrl-C and SIGTERM", { timeout: PROCESS_TEST_TIME
 		});
 		const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
 		await new Promise((resolve) => setTimeout(resolve, BUSY_AFTER_MS));
+		// A replay that ended first would leave nothing to interrupt (it takes ~20 s on an idle 2-core machine).
+		const finishedFirst = child.exitCode !== null;
 		const sent = Date.now();
 		child.kill(signal);
 		// A child that ignores the signal is killed once the bound has passed, so no run outlives the test.
@@ -109,7 +111,7 @@ describe("bin/pi-fold.js under Ctrl-C and SIGTERM", { timeout: PROCESS_TEST_TIME
 		const code = await exited;
 		clearTimeout(guard);
 		rmSync(dirname(session), { recursive: true, force: true });
-		return { code, stdout, stderr, afterSignalMs: Date.now() - sent };
+		return { code, stdout, stderr, afterSignalMs: Date.now() - sent, finishedFirst };
 	}
 
 	it.each([
@@ -117,6 +119,7 @@ describe("bin/pi-fold.js under Ctrl-C and SIGTERM", { timeout: PROCESS_TEST_TIME
 		["SIGTERM", 143],
 	] as const)("stops a busy report on %s at once, with one line and exit %i", async (signal, status) => {
 		const result = await interrupt(signal);
+		expect(result.finishedFirst, "the report finished before the signal: make slowSession() slower").toBe(false);
 		// Before: the signal waited until the replay had finished (tens of seconds), then exited 0 with the report.
 		expect(result.afterSignalMs).toBeLessThan(PROMPT_EXIT_MS);
 		expect(result.code).toBe(status);

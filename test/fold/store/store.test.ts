@@ -361,8 +361,9 @@ describe("file fold store on disk", () => {
 		const { statfs } = await import("node:fs/promises");
 		const info = await statfs(sessionDir);
 		const free = info.bavail * info.bsize;
-		// A reserve just above what this disk has free: every write would cut into Pi's room.
-		const store = openBlobDirectory({ root: join(sessionDir, "tight"), reserveBytes: free + 1 });
+		// A reserve far above what this disk has free: every write would cut into Pi's room. (Just above
+		// would race: other processes free blocks between this statfs and the store's own.)
+		const store = openBlobDirectory({ root: join(sessionDir, "tight"), reserveBytes: free + 2 ** 40 });
 		const error = await store.put(encode("a source")).catch((caught: unknown) => caught);
 		expect(error).toMatchObject({ code: "no-space" });
 		expect((error as Error).message).toMatch(
