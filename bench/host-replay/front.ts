@@ -57,17 +57,18 @@ export function frontRows(points: readonly FrontPoint[]): FrontRow[] {
 			const outcomes = points
 				.filter((point) => point.share === share && point.outcome.window === window)
 				.map((point) => point.outcome);
-			const charged = median(outcomes.map((outcome) => costRatios(outcome).charged));
-			const raw = median(outcomes.map((outcome) => costRatios(outcome).raw));
+			const rated = outcomes.map((outcome) => ({ outcome, ratio: costRatios(outcome) }));
+			const charged = median(rated.map(({ ratio }) => ratio.charged));
+			const raw = median(rated.map(({ ratio }) => ratio.raw));
 			if (charged === undefined || raw === undefined) continue;
 			let replyPasses = 0;
 			let editPasses = 0;
-			const cells = outcomes.map((outcome) => {
+			const cells = rated.map(({ outcome, ratio }) => {
 				const [reply, edit] = sessionTargets(outcome);
 				if (reply?.pass) replyPasses++;
 				if (edit?.pass) editPasses++;
 				const seen = outcome.defaults.outOfView;
-				return `${costRatios(outcome).charged.toFixed(2)}×, ${seen.repliesWithAbsent}/${seen.replies}${reply?.pass ? "" : " ✗"}, ${seen.editsWithAbsentAnchors}/${seen.edits}${edit?.pass ? "" : " ✗"}`;
+				return `${ratio.charged.toFixed(2)}×, ${seen.repliesWithAbsent}/${seen.replies}${reply?.pass ? "" : " ✗"}, ${seen.editsWithAbsentAnchors}/${seen.edits}${edit?.pass ? "" : " ✗"}`;
 			});
 			rows.push({ window, share, charged, raw, replyPasses, editPasses, sessions: outcomes.length, cells });
 		}

@@ -12,7 +12,7 @@
  */
 
 import type { ReplyScore } from "../../src/cost/out-of-view/scorer.ts";
-import { chargedCost, projectSavings } from "../../src/cost/projected-savings.ts";
+import { chargedCost, projectSavings, type SavingsPolicy } from "../../src/cost/projected-savings.ts";
 import { presetOf, type ReportBenchmark } from "../harness.ts";
 import { outOfViewTable, type ScoredArm } from "./out-of-view-table.ts";
 import { availableSessions, PI_COMPACTION, type ReplaySession, SESSIONS, type SessionSet } from "./sessions.ts";
@@ -38,7 +38,7 @@ export interface QuickResult {
 export async function quickSession(
 	session: ReplaySession,
 	window: number,
-	policy: { workingSetShare?: number } = {},
+	policy: SavingsPolicy = {},
 ): Promise<QuickResult> {
 	const started = Date.now();
 	const savings = await projectSavings(session.branch(), "/", { contextWindow: window, ...PI_COMPACTION }, policy);

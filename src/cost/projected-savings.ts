@@ -12,7 +12,7 @@
 import type { SessionEntry } from "@earendil-works/pi-coding-agent";
 import { toolDeclarationChars } from "../fold/actions/tool-schema.ts";
 import type { HostFacts } from "../fold/engine/host-facts.ts";
-import { resolveOptions } from "../fold/options.ts";
+import { type ResolvedOptions, resolveOptions } from "../fold/options.ts";
 import { PI_DEFAULT_RESERVE_TOKENS } from "../fold/policy/budget.ts";
 import { type Calibration, PI_CHARS_PER_TOKEN } from "../session/tokens.ts";
 import { catalogCacheTtlSeconds, catalogModel } from "./catalog.ts";
@@ -250,6 +250,9 @@ export function logSetup(branch: readonly SessionEntry[], cwd: string): LogSetup
 	return { logged, calibration, mainModelKey, cache: cacheOptionsFor(mainModelKey), fixedTokens, hostFor };
 }
 
+/** What a caller may vary of the ladder's policy (the tuning front only): see `ResolvedOptions.workingSetShare`. */
+export type SavingsPolicy = Pick<ResolvedOptions, "workingSetShare">;
+
 /**
  * Replay the active branch through pi-fold's default ladder and through Pi's own compaction,
  * and price the sequences. `compaction` overrides Pi's settings (default: the main model's
@@ -262,7 +265,7 @@ export async function projectSavings(
 	branch: readonly SessionEntry[],
 	cwd: string,
 	compaction: Partial<NativeCompaction> = {},
-	policy: { workingSetShare?: number } = {},
+	policy: SavingsPolicy = {},
 ): Promise<ProjectedSavings> {
 	const { logged, calibration, mainModelKey, cache, fixedTokens, hostFor: catalogHost } = logSetup(branch, cwd);
 	const window = compaction.contextWindow;
