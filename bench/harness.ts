@@ -9,6 +9,7 @@
  */
 
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { median as medianOrUndefined } from "../src/cost/out-of-view/summary.ts";
 
 /** What a case works on, stated in the result file. */
 export interface InputSize {
@@ -93,12 +94,9 @@ export interface CaseTiming {
 	maxMs: number;
 }
 
-/** Median of a non-empty sample (mean of the middle two for an even count). */
+/** Median of a non-empty sample (mean of the middle two for an even count); NaN for an empty one. */
 export function median(values: readonly number[]): number {
-	const sorted = [...values].sort((a, b) => a - b);
-	const mid = Math.floor(sorted.length / 2);
-	if (sorted.length % 2 === 1) return sorted[mid] ?? Number.NaN;
-	return ((sorted[mid - 1] ?? Number.NaN) + (sorted[mid] ?? Number.NaN)) / 2;
+	return medianOrUndefined(values) ?? Number.NaN;
 }
 
 let sink: unknown;
